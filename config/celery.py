@@ -1,0 +1,85 @@
+"""The Celery app, and how a task runs in each runtime mode (settings.TASK_RUNNER).
+
+- celery: sent to the broker, run by a worker process.
+- thread: run by one background thread of this process (the embedded default), so a
+  reply never runs inside the request or the WebSocket consumer that queued it.
+- inline: run in the caller (tests only).
+
+Code queues work the Celery way (`task.delay_on_commit(...)`); only this module knows
+the difference.
+"""
+
+import logging
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from celery import Celery, Task
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+logger = logging.getLogger(__name__)
+
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def _background_executor() -> ThreadPoolExecutor:
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="office-tasks")
+        return _executor
+
+
+def _run_in_thread(task: "OfficeTask", args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    from django.db import close_old_connections, connections
+
+    close_old_connections()
+    try:
+        result = task.apply(args=args, kwargs=kwargs)
+        if result.failed():
+            logger.error("task %s failed: %r", task.name, result.result)
+        return result.result
+    finally:
+        connections.close_all()
+
+
+def wait_for_background_tasks(timeout: float = 120.0) -> None:
+    """Block until every task queued on the background thread so far has run."""
+    if _executor is None:
+        return
+    marker: Future[None] = _executor.submit(lambda: None)
+    marker.result(timeout=timeout)
+
+
+class OfficeTask(Task):
+    def apply_async(
+        self,
+        args=None,
+        kwargs=None,
+        task_id=None,
+        producer=None,
+        link=None,
+        link_error=None,
+        shadow=None,
+        **options,
+    ):
+        from django.conf import settings
+
+        runner = settings.TASK_RUNNER
+        if runner == "celery":
+            return super().apply_async(
+                args, kwargs, task_id, producer, link, link_error, shadow, **options
+            )
+        if runner == "inline":
+            return self.apply(args=args, kwargs=kwargs, task_id=task_id)
+        return _background_executor().submit(
+            _run_in_thread, self, tuple(args or ()), dict(kwargs or {})
+        )
+
+
+app = Celery("office", task_cls=OfficeTask)
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,95 @@
+"""Typed readers of environment variables that fail loudly, naming the variable.
+
+A bad value stops start-up with one clear line instead of surfacing later as a
+confusing error deep inside a request.
+"""
+
+import os
+from urllib.parse import urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class EnvError(ImproperlyConfigured):
+    pass
+
+
+def _raw(name: str) -> str | None:
+    value = os.environ.get(name)
+    return None if value is None else value.strip()
+
+
+def env_str(name: str, default: str = "") -> str:
+    value = _raw(name)
+    return default if value is None or value == "" else value
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = _raw(name)
+    if value is None:
+        return default
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return True
+    if lowered in _FALSE:
+        return False
+    raise EnvError(f"{name} must be a boolean (1/0, true/false, yes/no, on/off), got {value!r}")
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise EnvError(f"{name} must be a whole number, got {value!r}") from None
+    if number < minimum:
+        raise EnvError(f"{name} must be at least {minimum}, got {number}")
+    return number
+
+
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise EnvError(f"{name} must be a number, got {value!r}") from None
+    if number < minimum:
+        raise EnvError(f"{name} must be at least {minimum}, got {number}")
+    return number
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = _raw(name)
+    if value is None or value == "":
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    value = env_str(name, default).lower()
+    if value not in choices:
+        raise EnvError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def env_url(name: str, schemes: tuple[str, ...]) -> str:
+    """A URL with one of the given schemes, or "" when unset."""
+    value = env_str(name)
+    if not value:
+        return ""
+    parsed = urlparse(value)
+    if parsed.scheme not in schemes:
+        raise EnvError(
+            f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)}, "
+            f"got {value.split('://')[0]!r} scheme"
+        )
+    if parsed.scheme not in ("sqlite",) and not parsed.hostname:
+        raise EnvError(f"{name} has no host: {value!r}")
+    return value

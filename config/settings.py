@@ -1,0 +1,237 @@
+"""One settings tree, driven by the environment (see .env.example and the README).
+
+Nothing set gives the embedded default: SQLite under the project, an in-memory channel
+layer, tasks on a background thread in the web process and the offline model provider.
+"""
+
+from pathlib import Path
+
+import dj_database_url
+
+from config.env import (
+    EnvError,
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    env_url,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+OFFICE_ENV = env_choice("OFFICE_ENV", "embedded", ("embedded", "production"))
+PRODUCTION = OFFICE_ENV == "production"
+
+DEBUG = env_bool("DEBUG", default=not PRODUCTION)
+SECRET_KEY = env_str("SECRET_KEY")
+if PRODUCTION:
+    if DEBUG:
+        raise EnvError("DEBUG must be off when OFFICE_ENV=production")
+    if len(SECRET_KEY) < 50:
+        raise EnvError("SECRET_KEY must be set to at least 50 random characters in production")
+elif not SECRET_KEY:
+    # Only for the embedded default on a developer's machine; production refuses to start
+    # without its own key (above).
+    SECRET_KEY = "embedded-insecure-key-do-not-use-in-production-0123456789abcdefghij"
+
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "[::1]", "testserver"]
+)
+if PRODUCTION and not ALLOWED_HOSTS:
+    raise EnvError("ALLOWED_HOSTS must list the host names this server answers to in production")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "office",
+    "sessions.apps.ChatSessionsConfig",
+    "missions",
+    "memory",
+    "llm",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------
+DATABASE_URL = env_url("DATABASE_URL", ("postgres", "postgresql", "pgsql", "sqlite"))
+DATABASE_POOL = env_bool("DATABASE_POOL", default=True)
+DATABASE_POOL_MAX = env_int("DATABASE_POOL_MAX", 10, minimum=1)
+SQLITE_BUSY_TIMEOUT = env_int("SQLITE_BUSY_TIMEOUT", 20, minimum=1)
+
+
+def _sqlite(name: str | Path) -> dict[str, object]:
+    # WAL lets readers run beside the single writer; IMMEDIATE takes the write lock at
+    # BEGIN so two writers queue on the busy timeout instead of failing with
+    # "database is locked" when one upgrades a read transaction.
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(name),
+        "OPTIONS": {
+            "timeout": SQLITE_BUSY_TIMEOUT,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": (
+                "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL;"
+                f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT * 1000};"
+            ),
+        },
+    }
+
+
+if not DATABASE_URL:
+    _default_db: dict[str, object] = _sqlite(BASE_DIR / "db.sqlite3")
+elif DATABASE_URL.startswith("sqlite"):
+    _default_db = _sqlite(dj_database_url.parse(DATABASE_URL)["NAME"])
+else:
+    _default_db = dict(dj_database_url.parse(DATABASE_URL, conn_max_age=0))
+    _default_db["ENGINE"] = "django.db.backends.postgresql"
+    # Under ASGI each request may run on another thread: persistent connections
+    # (CONN_MAX_AGE) leak there, psycopg's pool does not.
+    if DATABASE_POOL:
+        _default_db["OPTIONS"] = {
+            "pool": {"min_size": 1, "max_size": DATABASE_POOL_MAX, "timeout": 10}
+        }
+    _default_db["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME") or None}
+DATABASES = {"default": _default_db}
+IS_POSTGRES = _default_db["ENGINE"] == "django.db.backends.postgresql"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: channel layer and Celery broker -------------------------------------------
+REDIS_URL = env_url("REDIS_URL", ("redis", "rediss"))
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL], "capacity": env_int("CHANNEL_CAPACITY", 1000)},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# How tasks run: "celery" (workers behind REDIS_URL), "thread" (in the web process, on a
+# background thread: the embedded default) or "inline" (in the caller; tests only).
+TASK_RUNNER = env_choice(
+    "TASK_RUNNER", "celery" if REDIS_URL else "thread", ("celery", "thread", "inline")
+)
+if TASK_RUNNER == "celery" and not REDIS_URL:
+    raise EnvError("TASK_RUNNER=celery needs REDIS_URL for the broker")
+
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = REDIS_URL or None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A task unacknowledged this long is delivered again; longer than any reply or fold.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=60)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TIMEZONE = "UTC"
+
+# --- Models ---------------------------------------------------------------------------
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_url("OPENAI_BASE_URL", ("http", "https"))
+OPENAI_MODEL = env_str("OPENAI_MODEL", "gpt-4o-mini")
+OPENAI_TIMEOUT = env_float("OPENAI_TIMEOUT", 60.0, minimum=0.1)
+OPENAI_MAX_ATTEMPTS = env_int("OPENAI_MAX_ATTEMPTS", 3, minimum=1)
+LLM_PROVIDER = env_choice(
+    "LLM_PROVIDER", "openai" if OPENAI_API_KEY else "offline", ("openai", "offline")
+)
+if LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
+    raise EnvError("LLM_PROVIDER=openai needs OPENAI_API_KEY")
+
+# --- Context engineering (DESIGN.md §3) -------------------------------------------------
+DETAIL_MISSIONS = env_int("DETAIL_MISSIONS", 8, minimum=1)
+DETAIL_BUDGET_CHARS = {
+    "dm": env_int("DETAIL_BUDGET_CHARS_DM", 20_000, minimum=500),
+    "project": env_int("DETAIL_BUDGET_CHARS_PROJECT", 20_000, minimum=500),
+    "master": env_int("DETAIL_BUDGET_CHARS_MASTER", 16_000, minimum=500),
+    "all": env_int("DETAIL_BUDGET_CHARS_ALL", 16_000, minimum=500),
+}
+SUMMARY_BUDGET_CHARS = env_int("SUMMARY_BUDGET_CHARS", 4_000, minimum=500)
+MEMORY_BUDGET_CHARS = env_int("MEMORY_BUDGET_CHARS", 3_000, minimum=200)
+RECALL_BUDGET_CHARS = env_int("RECALL_BUDGET_CHARS", 3_000, minimum=200)
+LONG_SESSION_MISSIONS = env_int("LONG_SESSION_MISSIONS", 20, minimum=1)
+MAX_INSTRUCTION_CHARS = env_int("MAX_INSTRUCTION_CHARS", 20_000, minimum=100)
+
+# --- Auth, i18n, static -----------------------------------------------------------------
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LANGUAGE_CODE = env_choice("LANGUAGE_CODE", "en", ("en", "ko"))
+LANGUAGES = [("en", "English"), ("ko", "한국어")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# Daphne serves static files itself (config/asgi.py); turn off behind a CDN or proxy.
+SERVE_STATIC = env_bool("SERVE_STATIC", default=True)
+
+# --- Production hardening ------------------------------------------------------------
+if PRODUCTION:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=True)
+    if env_bool("SECURE_PROXY_SSL_HEADER", default=False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {
+        "handlers": ["console"],
+        "level": env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper(),
+    },
+}

@@ -1,0 +1,152 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class RollingSummary(models.Model):
+    """The structured, verified summary of a session's folded missions."""
+
+    session = models.OneToOneField(
+        "chat_sessions.ChatSession", on_delete=models.CASCADE, related_name="summary"
+    )
+    state = models.JSONField(default=dict, blank=True, help_text="llm.schemas.SummaryState")
+    text = models.TextField(blank=True, help_text="The state rendered for the prompt.")
+    folded_through_seq = models.PositiveIntegerField(
+        default=0, help_text="Every mission with seq up to this is folded into the state."
+    )
+    version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "rolling summaries"
+
+    def __str__(self) -> str:
+        return f"Summary of {self.session} v{self.version}"
+
+
+class RevisionKind(models.TextChoices):
+    FOLD = "fold", "Fold"
+    CARRY_OVER = "carry_over", "Carry-over"
+    ROLLBACK = "rollback", "Roll back"
+    REFOLD = "refold", "Re-fold"
+    EDIT = "edit", "Edit"
+
+
+class SummaryRevision(models.Model):
+    summary = models.ForeignKey(RollingSummary, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=12, choices=RevisionKind.choices)
+    before_state = models.JSONField(default=dict, blank=True)
+    after_state = models.JSONField(default=dict, blank=True)
+    before_text = models.TextField(blank=True)
+    after_text = models.TextField(blank=True)
+    folded_mission_ids = models.JSONField(default=list, blank=True)
+    folded_through_seq = models.PositiveIntegerField(default=0)
+    verifier_report = models.JSONField(default=dict, blank=True)
+    provider = models.CharField(max_length=60, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["summary", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["summary", "version"], name="revision_version_unique_per_summary"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.summary} rev {self.version} ({self.kind})"
+
+
+class MemoryScope(models.TextChoices):
+    OFFICE = "office", "Office"
+    EMPLOYEE = "employee", "Employee"
+    CHANNEL = "channel", "Channel"
+
+
+class MemoryKind(models.TextChoices):
+    PREFERENCE = "preference", "Preference"
+    FACT = "fact", "Fact"
+    RULE = "rule", "Rule"
+    DECISION = "decision", "Decision"
+
+
+class MemoryOrigin(models.TextChoices):
+    USER = "user", "User"
+    EXTRACTED = "extracted", "Extracted"
+    ADMIN = "admin", "Admin"
+
+
+class MemoryItem(models.Model):
+    """Long-term memory: what outlives sessions, kept apart from the chat history."""
+
+    office = models.ForeignKey(
+        "office.Office", on_delete=models.CASCADE, related_name="memory_items"
+    )
+    scope = models.CharField(max_length=10, choices=MemoryScope.choices)
+    employee = models.ForeignKey(
+        "office.Employee",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="memory_items",
+    )
+    channel = models.ForeignKey(
+        "office.Channel",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="memory_items",
+    )
+    kind = models.CharField(max_length=12, choices=MemoryKind.choices)
+    text = models.TextField()
+    source_mission = models.ForeignKey(
+        "missions.Mission",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="memory_items",
+    )
+    origin = models.CharField(max_length=10, choices=MemoryOrigin.choices)
+    pinned = models.BooleanField(default=False)
+    active = models.BooleanField(default=True)
+    superseded_by = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="supersedes"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-pinned", "-updated_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    (
+                        Q(scope=MemoryScope.OFFICE)
+                        & Q(employee__isnull=True)
+                        & Q(channel__isnull=True)
+                    )
+                    | (
+                        Q(scope=MemoryScope.EMPLOYEE)
+                        & Q(employee__isnull=False)
+                        & Q(channel__isnull=True)
+                    )
+                    | (
+                        Q(scope=MemoryScope.CHANNEL)
+                        & Q(channel__isnull=False)
+                        & Q(employee__isnull=True)
+                    )
+                ),
+                name="memory_scope_matches_target",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["office", "active", "pinned"], name="memory_office_active_pinned")
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.text[:60]}"

@@ -1,0 +1,107 @@
+from django.db import models
+from django.db.models import Q
+
+
+class MissionSource(models.TextChoices):
+    DM = "dm", "1:1"
+    MASTER = "master", "Master"
+    ALL = "all", "All hands"
+    PROJECT = "project", "Project"
+    MEETING_FOLLOWUP = "meeting_followup", "Meeting follow-up"
+    DELEGATION = "delegation", "Delegation"
+
+
+class MissionStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class Mission(models.Model):
+    """One user instruction and its outcome."""
+
+    session = models.ForeignKey(
+        "chat_sessions.ChatSession", on_delete=models.CASCADE, related_name="missions"
+    )
+    # Denormalized from session so that recall across a channel's sessions is one index scan.
+    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="missions")
+    seq = models.PositiveIntegerField()
+    source = models.CharField(max_length=20, choices=MissionSource.choices)
+    assignee = models.ForeignKey(
+        "office.Employee", on_delete=models.PROTECT, related_name="missions"
+    )
+    parent = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children"
+    )
+    instruction = models.TextField()
+    reply = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=10, choices=MissionStatus.choices, default=MissionStatus.QUEUED
+    )
+    error = models.TextField(blank=True)
+    client_id = models.CharField(max_length=64, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    prompt_chars = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    cached_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["session", "seq"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "seq"], name="mission_seq_unique_per_session"
+            ),
+            models.UniqueConstraint(
+                fields=["session", "client_id"],
+                condition=~Q(client_id=""),
+                name="mission_client_id_unique_per_session",
+            ),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="mission_seq_positive"),
+        ]
+        indexes = [
+            models.Index(fields=["session", "status", "seq"], name="mission_session_status_seq"),
+            models.Index(fields=["status", "started_at"], name="mission_status_started"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.instruction[:60]}"
+
+
+class MessageKind(models.TextChoices):
+    USER = "user", "Instruction"
+    EMPLOYEE = "employee", "Reply"
+    NOTICE = "notice", "System notice"
+    ERROR = "error", "Error"
+    EVENT = "event", "Event"
+
+
+class Message(models.Model):
+    """The timeline a person sees in a channel."""
+
+    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="messages")
+    session = models.ForeignKey(
+        "chat_sessions.ChatSession", on_delete=models.CASCADE, related_name="messages"
+    )
+    mission = models.ForeignKey(
+        Mission, on_delete=models.CASCADE, null=True, blank=True, related_name="messages"
+    )
+    kind = models.CharField(max_length=10, choices=MessageKind.choices)
+    author = models.ForeignKey(
+        "office.Employee", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    text = models.TextField()
+    # Actions and links the client renders (e.g. the notice's "start new session").
+    payload = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["channel", "id"], name="message_channel_id")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.text[:60]}"

@@ -1,0 +1,127 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Office(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="offices"
+    )
+    name = models.CharField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="office_name_unique_per_owner"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Employee(models.Model):
+    office = models.ForeignKey(Office, on_delete=models.CASCADE, related_name="employees")
+    name = models.CharField(max_length=80)
+    role = models.CharField(max_length=120)
+    persona = models.TextField(help_text="The employee's system prompt.")
+    model = models.CharField(
+        max_length=120, blank=True, help_text="Model name; blank uses the server default."
+    )
+    is_master = models.BooleanField(
+        default=False,
+        help_text="The chief of staff who answers in the master channel and delegates.",
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-is_master", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["office", "name"], name="employee_name_unique_per_office"
+            ),
+            models.UniqueConstraint(
+                fields=["office"],
+                condition=Q(is_master=True),
+                name="one_master_employee_per_office",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.role})"
+
+
+class ChannelKind(models.TextChoices):
+    DM = "dm", "1:1"
+    MASTER = "master", "Master"
+    ALL = "all", "All hands"
+    PROJECT = "project", "Project"
+
+
+class Channel(models.Model):
+    office = models.ForeignKey(Office, on_delete=models.CASCADE, related_name="channels")
+    kind = models.CharField(max_length=16, choices=ChannelKind.choices)
+    name = models.CharField(max_length=120)
+    employee = models.ForeignKey(
+        Employee,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="dm_channels",
+        help_text="The one employee of a 1:1 channel.",
+    )
+    members = models.ManyToManyField(Employee, blank=True, related_name="project_channels")
+    lead = models.ForeignKey(
+        Employee,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="led_channels",
+        help_text="Answers project instructions that name nobody.",
+    )
+    detail_budget_chars = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Overrides the character budget of recent missions for this channel.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["kind", "name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(kind=ChannelKind.DM, employee__isnull=False)
+                    | (~Q(kind=ChannelKind.DM) & Q(employee__isnull=True))
+                ),
+                name="dm_channel_has_exactly_one_employee",
+            ),
+            models.UniqueConstraint(
+                fields=["employee"],
+                condition=Q(kind=ChannelKind.DM),
+                name="one_dm_channel_per_employee",
+            ),
+            models.UniqueConstraint(
+                fields=["office"],
+                condition=Q(kind=ChannelKind.MASTER),
+                name="one_master_channel_per_office",
+            ),
+            models.UniqueConstraint(
+                fields=["office"],
+                condition=Q(kind=ChannelKind.ALL),
+                name="one_all_channel_per_office",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.name}"
+
+    @property
+    def group_name(self) -> str:
+        return f"channel.{self.pk}"
+
+    @property
+    def detail_budget(self) -> int:
+        if self.detail_budget_chars:
+            return int(self.detail_budget_chars)
+        return int(settings.DETAIL_BUDGET_CHARS[self.kind])

@@ -1,0 +1,129 @@
+"""Writes for offices, employees and channels. The only place that creates them."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from office.models import Channel, ChannelKind, Employee, Office
+from sessions.services import session_open_first
+
+
+@dataclass(frozen=True)
+class EmployeeSpec:
+    name: str
+    role: str
+    persona: str
+    is_master: bool = False
+
+
+DEFAULT_TEAM: tuple[EmployeeSpec, ...] = (
+    EmployeeSpec(
+        name="Avery",
+        role="Chief of staff",
+        is_master=True,
+        persona=(
+            "You are Avery, the chief of staff of this office. You turn the owner's requests "
+            "into clear plans, answer directly when you can, and hand specialist work to the "
+            "right colleague, saying who does what and by when. You are brief and concrete."
+        ),
+    ),
+    EmployeeSpec(
+        name="Mara",
+        role="Marketing lead",
+        persona=(
+            "You are Mara, the marketing lead. You think in audiences, positioning, channels "
+            "and numbers. You write copy that is short and specific, and you always say how "
+            "a campaign will be measured."
+        ),
+    ),
+    EmployeeSpec(
+        name="Theo",
+        role="Software developer",
+        persona=(
+            "You are Theo, a pragmatic software developer. You answer with working steps, "
+            "name trade-offs plainly, estimate effort honestly, and flag risks early."
+        ),
+    ),
+    EmployeeSpec(
+        name="Iris",
+        role="Product designer",
+        persona=(
+            "You are Iris, a product designer. You reason from the user's task, sketch flows "
+            "in words, care about accessibility, and keep a consistent visual language."
+        ),
+    ),
+)
+
+
+def _channel_create(
+    *,
+    office: Office,
+    kind: str,
+    name: str,
+    employee: Employee | None = None,
+    lead: Employee | None = None,
+) -> Channel:
+    channel = Channel.objects.create(
+        office=office, kind=kind, name=name, employee=employee, lead=lead
+    )
+    session_open_first(channel=channel)
+    return channel
+
+
+@transaction.atomic
+def office_create(*, owner: User, name: str) -> Office:
+    """An office with its master and all-hands channels (employees come next)."""
+    office = Office.objects.create(owner=owner, name=name)
+    _channel_create(office=office, kind=ChannelKind.MASTER, name="Master")
+    _channel_create(office=office, kind=ChannelKind.ALL, name="All hands")
+    return office
+
+
+@transaction.atomic
+def employee_hire(
+    *, office: Office, name: str, role: str, persona: str, is_master: bool = False, model: str = ""
+) -> Employee:
+    """A new employee and their 1:1 channel."""
+    employee = Employee.objects.create(
+        office=office, name=name, role=role, persona=persona, is_master=is_master, model=model
+    )
+    _channel_create(office=office, kind=ChannelKind.DM, name=name, employee=employee)
+    return employee
+
+
+@transaction.atomic
+def project_channel_create(
+    *, office: Office, name: str, members: Iterable[Employee], lead: Employee
+) -> Channel:
+    member_list = list(members)
+    if lead not in member_list:
+        member_list.append(lead)
+    foreign = [m for m in member_list if m.office_id != office.pk]
+    if foreign:
+        raise ValueError("project members must belong to the same office")
+    channel = _channel_create(office=office, kind=ChannelKind.PROJECT, name=name, lead=lead)
+    channel.members.set(member_list)
+    return channel
+
+
+@transaction.atomic
+def office_create_with_team(*, owner: User, name: str) -> Office:
+    """An office with the default team, one project channel and every channel they need."""
+    office = office_create(owner=owner, name=name)
+    hired = [
+        employee_hire(
+            office=office,
+            name=spec.name,
+            role=spec.role,
+            persona=spec.persona,
+            is_master=spec.is_master,
+        )
+        for spec in DEFAULT_TEAM
+    ]
+    specialists = [e for e in hired if not e.is_master]
+    project_channel_create(
+        office=office, name="Website launch", members=specialists, lead=specialists[0]
+    )
+    return office

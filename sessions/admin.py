@@ -1,0 +1,25 @@
+from django.contrib import admin
+
+from sessions.models import ChatSession
+
+
+@admin.register(ChatSession)
+class ChatSessionAdmin(admin.ModelAdmin):
+    list_display = (
+        "__str__",
+        "channel",
+        "number",
+        "mission_count",
+        "started_at",
+        "closed_at",
+        "long_notice_sent_at",
+        "long_notice_trigger",
+    )
+    list_filter = (
+        "channel__kind",
+        "long_notice_trigger",
+        ("closed_at", admin.EmptyFieldListFilter),
+    )
+    search_fields = ("channel__name", "channel__office__name")
+    list_select_related = ("channel", "channel__office")
+    raw_id_fields = ("channel", "carried_over_from")

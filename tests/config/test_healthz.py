@@ -1,0 +1,37 @@
+from typing import Any
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+
+def test_healthz_reports_each_dependency() -> None:
+    response = Client().get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is True
+    assert set(body["checks"]) == {"database", "channel_layer", "broker"}
+    assert all(check["ok"] for check in body["checks"].values())
+
+
+@pytest.mark.redis
+def test_healthz_reaches_the_real_broker(settings: Any) -> None:
+    settings.TASK_RUNNER = "celery"
+    body = Client().get("/healthz").json()
+    assert body["checks"]["broker"] == {"ok": True, "detail": "redis"}
+
+
+def test_healthz_fails_when_the_broker_is_unreachable(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from config.celery import app
+
+    settings.TASK_RUNNER = "celery"
+    monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+    response = Client().get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["ok"] is False
+    assert body["checks"]["broker"]["ok"] is False
+    assert body["checks"]["database"]["ok"] is True

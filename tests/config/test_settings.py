@@ -1,0 +1,137 @@
+"""Start-up with good and bad environments, in a fresh interpreter each time."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+OUR_VARIABLES = {
+    "OFFICE_ENV",
+    "DEBUG",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "TASK_RUNNER",
+    "LLM_PROVIDER",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OPENAI_TIMEOUT",
+    "OPENAI_MAX_ATTEMPTS",
+    "DETAIL_MISSIONS",
+    "LONG_SESSION_MISSIONS",
+    "DATABASE_POOL",
+}
+PRODUCTION = {
+    "OFFICE_ENV": "production",
+    "SECRET_KEY": "k" * 30 + "-production-key-for-this-test-only-0123456789",
+    "ALLOWED_HOSTS": "office.example.com",
+    "DATABASE_URL": "postgres://office@127.0.0.1:5432/office",
+    "REDIS_URL": "redis://127.0.0.1:6379/0",
+}
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in OUR_VARIABLES}
+    clean.update(env)
+    clean["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def _settings(**env: str) -> subprocess.CompletedProcess[str]:
+    return _run(
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(s.DATABASES['default']['ENGINE'], s.CHANNEL_LAYERS['default']['BACKEND'],"
+        " s.TASK_RUNNER, s.LLM_PROVIDER)",
+        **env,
+    )
+
+
+def test_nothing_set_gives_the_embedded_default() -> None:
+    result = _settings()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "django.db.backends.sqlite3",
+        "channels.layers.InMemoryChannelLayer",
+        "thread",
+        "offline",
+    ]
+
+
+def test_production_variables_select_postgres_redis_celery_and_openai() -> None:
+    result = _settings(**PRODUCTION, OPENAI_API_KEY="sk-test")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [
+        "django.db.backends.postgresql",
+        "channels_redis.core.RedisChannelLayer",
+        "celery",
+        "openai",
+    ]
+
+
+def test_a_sqlite_url_is_accepted(tmp_path: Path) -> None:
+    result = _run(
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(s.DATABASES['default']['NAME'])",
+        DATABASE_URL=f"sqlite:///{tmp_path}/office.sqlite3",
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"{tmp_path}/office.sqlite3"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("DEBUG", "maybe"),
+        ("DATABASE_URL", "mysql://x@localhost/db"),
+        ("REDIS_URL", "localhost:6379"),
+        ("OPENAI_TIMEOUT", "soon"),
+        ("DETAIL_MISSIONS", "-3"),
+        ("LONG_SESSION_MISSIONS", "twenty"),
+        ("TASK_RUNNER", "cron"),
+        ("OPENAI_BASE_URL", "ftp://models"),
+    ],
+)
+def test_a_bad_value_stops_start_up_naming_the_variable(variable: str, value: str) -> None:
+    result = _settings(**{variable: value})
+    assert result.returncode != 0
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert variable in last_line
+
+
+def test_production_refuses_to_start_without_a_secret_key() -> None:
+    env = {k: v for k, v in PRODUCTION.items() if k != "SECRET_KEY"}
+    result = _settings(**env)
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr.strip().splitlines()[-1]
+
+
+def test_production_refuses_to_start_with_debug_on() -> None:
+    result = _settings(**PRODUCTION, DEBUG="1")
+    assert result.returncode != 0
+    assert "DEBUG" in result.stderr.strip().splitlines()[-1]
+
+
+def test_check_deploy_reports_nothing_above_info() -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in OUR_VARIABLES}
+    clean.update(PRODUCTION)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "WARNING" not in result.stderr and "ERROR" not in result.stderr

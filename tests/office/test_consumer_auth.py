@@ -1,0 +1,46 @@
+import pytest
+from channels.db import database_sync_to_async
+
+from tests.factories import dm_channel, make_office, make_user
+from tests.ws import open_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@database_sync_to_async
+def _two_offices():  # type: ignore[no-untyped-def]
+    alice, bob = make_user("alice"), make_user("bob")
+    return alice, bob, dm_channel(make_office(alice)), dm_channel(make_office(bob))
+
+
+async def test_the_owner_connects_and_gets_pong() -> None:
+    alice, _, alice_dm, _ = await _two_offices()
+    connected, _, socket = await open_socket(alice_dm.pk, alice)
+    assert connected
+    await socket.send_json_to({"type": "ping"})
+    assert await socket.receive_json_from() == {"type": "pong"}
+    await socket.disconnect()
+
+
+async def test_it_rejects_other_offices_channel_like_a_missing_one() -> None:
+    alice, _, _, bob_dm = await _two_offices()
+    foreign = await open_socket(bob_dm.pk, alice)
+    missing = await open_socket(999_999, alice)
+    assert foreign[0] is False and missing[0] is False
+    assert foreign[1] == missing[1]
+    for result in (foreign, missing):
+        await result[2].disconnect()
+
+
+async def test_an_anonymous_visitor_cannot_connect() -> None:
+    _, _, alice_dm, _ = await _two_offices()
+    connected, _, socket = await open_socket(alice_dm.pk, None)
+    assert not connected
+    await socket.disconnect()
+
+
+async def test_a_foreign_origin_is_refused() -> None:
+    alice, _, alice_dm, _ = await _two_offices()
+    connected, _, socket = await open_socket(alice_dm.pk, alice, origin="http://evil.example")
+    assert not connected
+    await socket.disconnect()
