@@ -1,6 +1,8 @@
 import pytest
 from channels.db import database_sync_to_async
+from django.contrib.auth.models import User
 
+from office.models import Channel
 from tests.factories import dm_channel, make_office, make_user
 from tests.ws import open_socket
 
@@ -8,7 +10,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @database_sync_to_async
-def _two_offices():  # type: ignore[no-untyped-def]
+def _two_offices() -> tuple[User, User, Channel, Channel]:
     alice, bob = make_user("alice"), make_user("bob")
     return alice, bob, dm_channel(make_office(alice)), dm_channel(make_office(bob))
 
