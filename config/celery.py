@@ -15,7 +15,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from celery import Celery, Task
+from celery import Celery
+from celery.contrib.django.task import DjangoTask
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -54,7 +55,7 @@ def wait_for_background_tasks(timeout: float = 120.0) -> None:
     marker.result(timeout=timeout)
 
 
-class OfficeTask(Task):
+class OfficeTask(DjangoTask):
     def apply_async(
         self,
         args=None,

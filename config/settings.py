@@ -230,6 +230,8 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # One line per task run is noise; failures are still logged at ERROR.
+    "loggers": {"celery.app.trace": {"level": "WARNING"}},
     "root": {
         "handlers": ["console"],
         "level": env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper(),

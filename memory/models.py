@@ -15,6 +15,10 @@ class RollingSummary(models.Model):
         default=0, help_text="Every mission with seq up to this is folded into the state."
     )
     version = models.PositiveIntegerField(default=0)
+    carry_over_pending = models.BooleanField(
+        default=False,
+        help_text="The previous session's summary and last missions are still being folded in.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

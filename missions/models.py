@@ -1,5 +1,6 @@
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class MissionSource(models.TextChoices):
@@ -42,7 +43,8 @@ class Mission(models.Model):
     error = models.TextField(blank=True)
     client_id = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveIntegerField(default=0)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # Not auto_now_add: an imported conversation keeps the times it happened at.
+    created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     prompt_chars = models.PositiveIntegerField(default=0)
@@ -97,7 +99,7 @@ class Message(models.Model):
     text = models.TextField()
     # Actions and links the client renders (e.g. the notice's "start new session").
     payload = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["id"]

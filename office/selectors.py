@@ -29,3 +29,13 @@ def channel_list_for_office(*, office: Office) -> QuerySet[Channel]:
 
 def employee_list_for_office(*, office: Office) -> QuerySet[Employee]:
     return office.employees.filter(is_active=True)
+
+
+def channel_default_assignee(*, channel: Channel) -> Employee:
+    """Who answers an instruction that names nobody: the 1:1 employee, the project lead,
+    else the office's master employee (master and all-hands channels)."""
+    if channel.employee_id is not None and channel.employee is not None:
+        return channel.employee
+    if channel.lead is not None and channel.lead.is_active:
+        return channel.lead
+    return Employee.objects.get(office_id=channel.office_id, is_master=True)

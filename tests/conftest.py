@@ -4,6 +4,8 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from tests.fake_openai import fake_openai  # noqa: F401
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     has_postgres = settings.IS_POSTGRES

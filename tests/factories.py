@@ -1,12 +1,15 @@
 """Small builders for test data, on top of the real services."""
 
+from collections.abc import Callable
 from itertools import count
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 
+from missions.models import Mission
 from office.models import Channel, ChannelKind, Office
 from office.services import office_create_with_team
+from sessions.models import ChatSession
 
 _numbers = count(1)
 
@@ -30,3 +33,33 @@ def channel_of(office: Office, kind: str, name: str | None = None) -> Channel:
 
 def dm_channel(office: Office, employee_name: str = "Theo") -> Channel:
     return office.channels.get(kind=ChannelKind.DM, employee__name=employee_name)
+
+
+def add_finished_missions(
+    session: ChatSession,
+    count_: int,
+    *,
+    text: Callable[[int], tuple[str, str]] | None = None,
+) -> list[Mission]:
+    """Finished missions appended through the real services (folds run as queued)."""
+    from missions.services import mission_record_finished
+    from office.selectors import channel_default_assignee
+
+    assignee = channel_default_assignee(channel=session.channel)
+    start = session.mission_count
+    made = []
+    for n in range(start + 1, start + count_ + 1):
+        instruction, reply = (text or _default_text)(n)
+        made.append(
+            mission_record_finished(
+                session=session, assignee=assignee, instruction=instruction, reply=reply
+            )
+        )
+    return made
+
+
+def _default_text(n: int) -> tuple[str, str]:
+    return (
+        f"Mission {n}: draft section {n} of the plan.",
+        f"Here is section {n}. It covers step {n} and lists {n % 7 + 1} risks.",
+    )

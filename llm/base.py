@@ -1,0 +1,80 @@
+"""The one interface every model provider implements."""
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
+
+from llm.schemas import MemoryCandidates, SummaryState
+
+T = TypeVar("T", bound=BaseModel)
+
+ChatMessages = list[dict[str, Any]]
+
+
+class ProviderError(Exception):
+    """A model call failed in a way the user should be told about.
+
+    `code` is stable (timeout, rate_limited, server_error, bad_output, ...); `message` is
+    written for a person."""
+
+    def __init__(self, code: str, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class ChatStream:
+    """Iterate for the reply's text pieces; `usage` is filled in when it ends."""
+
+    pieces: Iterator[str]
+    usage: Usage = field(default_factory=Usage)
+
+    def __iter__(self) -> Iterator[str]:
+        return self.pieces
+
+
+@dataclass(frozen=True)
+class FoldMission:
+    """A mission as a fold sees it."""
+
+    id: int
+    seq: int
+    at: datetime
+    instruction: str
+    reply: str
+
+
+class Provider(Protocol):
+    name: str
+
+    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream: ...
+
+    def structured(
+        self, *, messages: ChatMessages, schema: type[T], model: str | None = None
+    ) -> tuple[T, Usage]: ...
+
+    def fold(
+        self,
+        *,
+        previous: SummaryState,
+        missions: list[FoldMission],
+        budget_chars: int,
+        findings: list[str],
+    ) -> SummaryState:
+        """Merge the missions into the previous state. `findings` are the verifier's
+        complaints about an earlier attempt, empty on the first one."""
+        ...
+
+    def extract_memory(self, *, instruction: str, reply: str) -> MemoryCandidates: ...

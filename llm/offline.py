@@ -1,0 +1,121 @@
+"""The offline provider: deterministic, no network, good enough to try the product.
+
+It answers in the employee's voice from the context it was given (so the demo shows
+that an employee knows the summary and the memory), streams in pieces like a real model,
+folds extractively and extracts memory from explicit patterns."""
+
+import re
+from collections.abc import Iterator
+
+from llm.base import ChatMessages, ChatStream, FoldMission, ProviderError, T, Usage
+from llm.schemas import MemoryCandidate, MemoryCandidates, SummaryState
+
+# How chars become tokens where no provider reports them: about four chars a token for
+# English text (OpenAI's rule of thumb); only used for the offline provider's usage.
+CHARS_PER_TOKEN = 4
+
+_MEMORY_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("fact", re.compile(r"\bremember(?: that)?\s+(.{6,300}?)(?:[.!\n]|$)", re.I)),
+    ("rule", re.compile(r"\b((?:always|never)\s+.{6,300}?)(?:[.!\n]|$)", re.I)),
+    (
+        "fact",
+        re.compile(
+            r"\b(our (?:price|pricing|company|product|customers?|target)\b"
+            r".{3,300}?)(?:[.!\n]|$)",
+            re.I,
+        ),
+    ),
+    ("decision", re.compile(r"\b(we (?:have )?decided\b.{3,300}?)(?:[.!\n]|$)", re.I)),
+    ("preference", re.compile(r"\b(i (?:prefer|like|want you to)\b.{3,300}?)(?:[.!\n]|$)", re.I)),
+]
+
+
+def _content(message: dict[str, object]) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else ""
+
+
+def _first_line_after(text: str, heading: str) -> str:
+    _, _, rest = text.partition(heading)
+    for line in rest.splitlines():
+        line = line.strip(" -")
+        if line:
+            return line
+    return ""
+
+
+class OfflineProvider:
+    name = "offline"
+
+    def __init__(self, *, piece_chars: int = 12) -> None:
+        self.piece_chars = piece_chars
+
+    def _compose_reply(self, messages: ChatMessages) -> str:
+        system = _content(messages[0]) if messages else ""
+        who = system.split(".", 1)[0].removeprefix("You are ").strip() or "your colleague"
+        current = _content(messages[-1]) if messages else ""
+        instruction = current.split("\n", 1)[-1].strip()
+        context = "\n".join(_content(m) for m in messages[1:-1])
+        parts = [f"{who} here. On it: \u201c{instruction[:200]}\u201d."]
+        summary_line = _first_line_after(context, "Decisions:") or _first_line_after(
+            context, "Facts:"
+        )
+        if summary_line:
+            parts.append(f"From our earlier work I keep in mind: {summary_line}")
+        memory_line = _first_line_after(context, "## Long-term memory")
+        if memory_line and not memory_line.startswith("The items"):
+            parts.append(f"I also remember: {memory_line}")
+        recalled = _first_line_after(context, "## Recalled from earlier")
+        if recalled and not recalled.startswith("Original"):
+            parts.append(f"Looking back: {recalled[:300]}")
+        parts.append("(Offline demo reply: set OPENAI_API_KEY for a real model.)")
+        return " ".join(parts)
+
+    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
+        reply = self._compose_reply(messages)
+        prompt_chars = sum(len(_content(m)) for m in messages)
+        stream = ChatStream(pieces=iter(()))
+
+        def pieces() -> Iterator[str]:
+            for start in range(0, len(reply), self.piece_chars):
+                yield reply[start : start + self.piece_chars]
+            stream.usage = Usage(
+                prompt_tokens=prompt_chars // CHARS_PER_TOKEN,
+                completion_tokens=len(reply) // CHARS_PER_TOKEN,
+            )
+
+        stream.pieces = pieces()
+        return stream
+
+    def structured(
+        self, *, messages: ChatMessages, schema: type[T], model: str | None = None
+    ) -> tuple[T, Usage]:
+        raise ProviderError(
+            "unsupported",
+            "The offline provider has no general structured "
+            "output; it folds and extracts memory itself.",
+        )
+
+    def fold(
+        self,
+        *,
+        previous: SummaryState,
+        missions: list[FoldMission],
+        budget_chars: int,
+        findings: list[str],
+    ) -> SummaryState:
+        from memory.extractive import extractive_fold
+
+        return extractive_fold(previous=previous, missions=missions, budget_chars=budget_chars)
+
+    def extract_memory(self, *, instruction: str, reply: str) -> MemoryCandidates:
+        found: list[MemoryCandidate] = []
+        seen: set[str] = set()
+        for kind, pattern in _MEMORY_PATTERNS:
+            for match in pattern.finditer(instruction):
+                text = match.group(1).strip().rstrip(",;")
+                key = text.lower()
+                if key not in seen:
+                    seen.add(key)
+                    found.append(MemoryCandidate(kind=kind, text=text[0].upper() + text[1:]))
+        return MemoryCandidates(items=found)

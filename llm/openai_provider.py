@@ -1,0 +1,272 @@
+"""The model provider for OpenAI and any server that speaks its chat completions API.
+
+Retries belong to the SDK alone: it already backs off, honours Retry-After and retries only
+what is safe to retry, so a loop of our own on top would multiply the attempt bound."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import math
+import time
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, cast
+
+import openai
+import pydantic
+from django.conf import settings
+
+from llm.base import ChatMessages, ChatStream, FoldMission, ProviderError, T, Usage
+from llm.prompts import extract_messages, fold_messages
+from llm.schemas import MemoryCandidates, SummaryState
+
+if TYPE_CHECKING:
+    from openai.types import CompletionUsage
+    from openai.types.chat import ChatCompletionMessageParam
+
+log = logging.getLogger(__name__)
+
+# A server that cannot even accept the connection within a few seconds is down; there is
+# no point waiting the whole read timeout for it.
+CONNECT_TIMEOUT_CAP = 5.0
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        max_attempts: int = 3,
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.model = model
+        self.timeout = timeout
+        self.max_attempts = max_attempts
+        try:
+            self._client = openai.OpenAI(
+                api_key=api_key,
+                # An empty base URL means "the real OpenAI"; passing None (not "") lets the
+                # SDK pick its default.
+                base_url=base_url or None,
+                # httpx timeouts bound each connect and each read, not the whole call: a
+                # stream that keeps producing tokens is never cut off, a stalled one is.
+                timeout=openai.Timeout(timeout, connect=min(CONNECT_TIMEOUT_CAP, timeout)),
+                # The SDK counts retries, the setting counts attempts.
+                max_retries=max_attempts - 1,
+            )
+        except openai.OpenAIError:
+            # With the arguments above only a missing key gets here; the SDK's text names
+            # environment variables the person never set, ours says what to fix.
+            raise ProviderError("auth", "No API key is configured for the model server.") from None
+
+    @classmethod
+    def from_settings(cls) -> OpenAIProvider:
+        return cls(
+            api_key=settings.OPENAI_API_KEY,
+            model=settings.OPENAI_MODEL,
+            base_url=settings.OPENAI_BASE_URL or None,
+            timeout=settings.OPENAI_TIMEOUT,
+            max_attempts=settings.OPENAI_MAX_ATTEMPTS,
+        )
+
+    def close(self) -> None:
+        """Release the pooled connections; the provider is unusable afterwards."""
+        self._client.close()
+
+    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
+        # The request is sent here, not on first iteration, so that failures before the
+        # first byte (which the SDK retries) surface at the call site.
+        try:
+            stream = self._client.chat.completions.create(
+                model=model or self.model,
+                messages=_sdk_messages(messages),
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        except Exception as exc:
+            raise self._provider_error(exc) from None
+        usage = Usage()
+        return ChatStream(pieces=self._pieces(stream, usage), usage=usage)
+
+    def _pieces(
+        self, stream: openai.Stream[openai.types.chat.ChatCompletionChunk], usage: Usage
+    ) -> Iterator[str]:
+        # Failures once text has flowed are not retried by the SDK (nor could they be:
+        # the caller has already shown part of the reply), so they only need translating.
+        chunks = 0
+        try:
+            with stream:
+                for chunk in stream:
+                    chunks += 1
+                    if chunk.usage is not None:
+                        _fill_usage(usage, chunk.usage)
+                    for choice in chunk.choices:
+                        # A refusal is the reply the person gets to read, so it streams
+                        # like content rather than ending in an empty answer.
+                        text = choice.delta.content or choice.delta.refusal
+                        if text:
+                            yield text
+        except Exception as exc:
+            raise self._provider_error(exc) from None
+        if chunks == 0:
+            # A 200 that is not an event stream (a proxy's HTML page, say) reads as a
+            # stream with no events; a real reply always has at least one chunk.
+            raise ProviderError("bad_output", "The model server sent no reply.")
+
+    def structured(
+        self, *, messages: ChatMessages, schema: type[T], model: str | None = None
+    ) -> tuple[T, Usage]:
+        try:
+            completion = self._client.chat.completions.parse(
+                model=model or self.model,
+                messages=_sdk_messages(messages),
+                response_format=schema,
+            )
+        except Exception as exc:
+            raise self._provider_error(exc) from None
+        usage = Usage()
+        if completion.usage is not None:
+            _fill_usage(usage, completion.usage)
+        if not completion.choices:
+            raise ProviderError("bad_output", "The model returned no answer.")
+        message = completion.choices[0].message
+        if message.refusal:
+            raise ProviderError("bad_output", "The model refused to answer.")
+        if message.parsed is None:
+            raise ProviderError("bad_output", "The model returned an empty answer.")
+        return message.parsed, usage
+
+    def fold(
+        self,
+        *,
+        previous: SummaryState,
+        missions: list[FoldMission],
+        budget_chars: int,
+        findings: list[str],
+    ) -> SummaryState:
+        state, _usage = self.structured(
+            messages=fold_messages(
+                previous=previous, missions=missions, budget_chars=budget_chars, findings=findings
+            ),
+            schema=SummaryState,
+        )
+        return state
+
+    def extract_memory(self, *, instruction: str, reply: str) -> MemoryCandidates:
+        candidates, _usage = self.structured(
+            messages=extract_messages(instruction=instruction, reply=reply),
+            schema=MemoryCandidates,
+        )
+        return candidates
+
+    def _provider_error(self, exc: Exception) -> ProviderError:
+        error = _translate(exc, timeout=self.timeout)
+        if error is None:
+            # Not a failure the SDK documents, e.g. the AttributeError its parse helper
+            # raises on a 200 whose body is not JSON. The person learns the answer was
+            # unusable; the traceback goes to the log in case the bug is ours.
+            log.error("openai call failed unexpectedly", exc_info=exc)
+            return ProviderError("bad_output", "The model server sent an unusable response.")
+        # The log keeps what an operator needs to correlate with the server (status, request
+        # id) but never the response body, which can echo the prompt or part of the key.
+        log.warning(
+            "openai call failed: code=%s sdk_error=%s status=%s request_id=%s",
+            error.code,
+            type(exc).__name__,
+            getattr(exc, "status_code", None),
+            getattr(exc, "request_id", None),
+        )
+        return error
+
+
+def _sdk_messages(messages: ChatMessages) -> list[ChatCompletionMessageParam]:
+    # The prompts build plain dicts in the chat-completions shape; the SDK's TypedDicts
+    # describe the same thing.
+    return cast("list[ChatCompletionMessageParam]", messages)
+
+
+def _fill_usage(usage: Usage, reported: CompletionUsage) -> None:
+    usage.prompt_tokens = reported.prompt_tokens
+    usage.completion_tokens = reported.completion_tokens
+    details = reported.prompt_tokens_details
+    # Servers without prompt caching leave the details (or the count) out entirely.
+    usage.cached_tokens = (details.cached_tokens or 0) if details is not None else 0
+
+
+def _translate(exc: Exception, *, timeout: float) -> ProviderError | None:
+    # Order matters: APITimeoutError is an APIConnectionError, RateLimitError an
+    # APIStatusError.
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderError("timeout", f"The model server did not answer within {timeout:g} s.")
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderError("connection", "Could not reach the model server.")
+    if isinstance(exc, openai.APIStatusError):
+        return _translate_status(exc)
+    if isinstance(exc, openai.LengthFinishReasonError):
+        return ProviderError("bad_output", "The model's answer was cut off before it was complete.")
+    if isinstance(exc, openai.ContentFilterFinishReasonError):
+        return ProviderError("bad_output", "The model's answer was withheld by its content filter.")
+    if isinstance(exc, openai.APIResponseValidationError):
+        return ProviderError("bad_output", "The model server sent a response in an unknown shape.")
+    if isinstance(exc, pydantic.ValidationError):
+        # Raised by the parse helper when the content is not JSON or does not fit the schema.
+        return ProviderError("bad_output", "The model's answer did not match the expected format.")
+    if isinstance(exc, json.JSONDecodeError):
+        # The SDK decodes response bodies and stream events with the json module and lets
+        # its errors through unwrapped.
+        return ProviderError("bad_output", "The model server sent a response that is not JSON.")
+    if isinstance(exc, openai.APIError):
+        # An error event in the middle of a stream: the server gave up after starting.
+        return ProviderError("server_error", "The model server failed while answering.")
+    if isinstance(exc, openai.OpenAIError):
+        return ProviderError("server_error", "The model call failed.")
+    return None
+
+
+def _translate_status(exc: openai.APIStatusError) -> ProviderError:
+    status = exc.status_code
+    if status == 429:
+        retry_after = _retry_after(exc.response.headers)
+        wait = f" Try again in {math.ceil(retry_after)} s." if retry_after else ""
+        return ProviderError(
+            "rate_limited",
+            f"The model server is limiting requests.{wait}",
+            retry_after=retry_after,
+        )
+    if status in (401, 403):
+        return ProviderError("auth", f"The model server refused the credentials (HTTP {status}).")
+    if status >= 500:
+        return ProviderError("server_error", f"The model server failed (HTTP {status}).")
+    return ProviderError("bad_request", f"The model server rejected the request (HTTP {status}).")
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds the server asked us to wait, from Retry-After (seconds or an HTTP date)."""
+    value = headers.get("retry-after")
+    if value is not None:
+        try:
+            seconds = float(value)
+        except ValueError:
+            parsed = email.utils.parsedate_tz(value)
+            if parsed is not None:
+                return max(0.0, email.utils.mktime_tz(parsed) - time.time())
+        else:
+            if math.isfinite(seconds) and seconds >= 0:
+                return seconds
+    # OpenAI itself sends the finer-grained, non-standard form as well.
+    value_ms = headers.get("retry-after-ms")
+    if value_ms is not None:
+        try:
+            milliseconds = float(value_ms)
+        except ValueError:
+            return None
+        if math.isfinite(milliseconds) and milliseconds >= 0:
+            return milliseconds / 1000
+    return None

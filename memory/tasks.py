@@ -1,0 +1,13 @@
+from celery import shared_task
+
+from memory.services import summary_carry_over, summary_fold
+
+
+@shared_task(acks_late=True)
+def fold_session(session_id: int) -> list[int]:
+    return summary_fold(session_id=session_id).folded_seqs
+
+
+@shared_task(acks_late=True)
+def carry_over_session(session_id: int) -> bool:
+    return summary_carry_over(session_id=session_id)

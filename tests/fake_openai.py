@@ -1,0 +1,486 @@
+"""A local OpenAI-compatible chat completions server for tests and benchmarks.
+
+Standard library only, on 127.0.0.1. Tests script it one step per request (`Reply`,
+`Fail`, `Hang`, `Malformed`); with nothing scripted it answers deterministically with
+"Echo: " and the last user message. Every request is recorded so tests can count attempts
+and check what was sent.
+
+Run on its own for benchmarks:  python -m tests.fake_openai --port 8765 --delay-ms 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import re
+import socket
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from llm.openai_provider import OpenAIProvider
+
+CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+FAKE_MODEL = "fake-model"
+FAKE_API_KEY = "sk-fake-test-key"
+
+
+@dataclass
+class Reply:
+    """Answer with `text` (for a structured-output request: the JSON content).
+
+    Token counts left as None are derived from the words of the request and the reply;
+    `cached_tokens=None` leaves `prompt_tokens_details` out, as servers without prompt
+    caching do. `chunks` fixes how a stream splits the text; `chunk_delay` stalls between
+    stream chunks, `delay` before answering at all. With `refusal` the model declines:
+    `text` is then sent as the refusal instead of the content."""
+
+    text: str
+    chunks: list[str] | None = None
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = 0
+    completion_tokens: int | None = None
+    delay: float = 0.0
+    chunk_delay: float = 0.0
+    refusal: bool = False
+
+
+@dataclass
+class Fail:
+    """Answer with an HTTP status and `body` (None: an OpenAI-style error object).
+
+    `retry_after` becomes a Retry-After header. A 200 with a `content_type` other than
+    JSON imitates a proxy answering in the server's place."""
+
+    status: int
+    retry_after: float | None = None
+    body: str | dict[str, Any] | None = None
+    content_type: str = "application/json"
+
+
+@dataclass
+class Hang:
+    """Say nothing for `seconds`, then drop the connection."""
+
+    seconds: float
+
+
+@dataclass
+class Malformed:
+    """200 with a body that is not valid JSON; for a stream, a broken chunk mid-way."""
+
+
+Step = Reply | Fail | Hang | Malformed
+
+
+@dataclass
+class RecordedRequest:
+    """One request as received; header names are lower-cased."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list(self.body.get("messages", [])) if isinstance(self.body, dict) else []
+
+
+@dataclass
+class _State:
+    steps: deque[Step] = field(default_factory=deque)
+    requests: list[RecordedRequest] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    default_delay: float = 0.0
+    record: bool = True
+
+
+def last_user_text(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return _content_text(message.get("content"))
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "") for part in content if isinstance(part, dict) and "text" in part
+        )
+    return ""
+
+
+def split_chunks(text: str) -> list[str]:
+    """Word-sized pieces that join back to exactly `text`."""
+    return re.findall(r"\S+\s*|\s+", text) or [""]
+
+
+def _word_count(text: str) -> int:
+    return len(text.split())
+
+
+class _Handler(BaseHTTPRequestHandler):
+    # HTTP/1.1 keeps connections alive between requests, as a real server does, so a
+    # benchmark measures the client and not TCP handshakes.
+    protocol_version = "HTTP/1.1"
+    # Headers, body and each stream event are separate small writes; with Nagle on, the
+    # client's delayed ACK would add ~40 ms to each.
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        # Tests and benchmarks do not want a line per request on stderr.
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body: Any = json.loads(raw) if raw else {}
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        path = self.path.split("?", 1)[0]
+        state = self.server.state
+        with state.lock:
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            if state.record:
+                state.requests.append(RecordedRequest(path, headers, body))
+            scripted = state.steps.popleft() if state.steps else None
+        if path not in CHAT_PATHS:
+            self._send_json(404, {"error": {"message": "Not found.", "type": "invalid_request"}})
+            return
+        if not isinstance(body, dict):
+            self._send_json(400, {"error": {"message": "Body is not JSON.", "type": "invalid"}})
+            return
+        step: Step
+        if scripted is None:
+            step = self._default_reply(body)
+            self._pause(state.default_delay)
+        else:
+            step = scripted
+        self._perform(step, body)
+
+    def _default_reply(self, body: dict[str, Any]) -> Reply:
+        if _wants_json(body):
+            # Every field of the app's schemas has a default, so an empty object is
+            # the one deterministic answer that always validates.
+            return Reply("{}")
+        return Reply("Echo: " + last_user_text(body.get("messages", [])))
+
+    def _perform(self, step: Step, body: dict[str, Any]) -> None:
+        stream = bool(body.get("stream"))
+        if isinstance(step, Hang):
+            self._pause(step.seconds)
+            self.close_connection = True
+            return
+        if isinstance(step, Fail):
+            self._send_failure(step)
+            return
+        if isinstance(step, Malformed):
+            if stream:
+                self._send_stream(body, Reply("This reply breaks"), broken=True)
+            else:
+                self._send_raw(200, b'{"id": "chatcmpl-broken", "choices": [', "application/json")
+            return
+        self._pause(step.delay)
+        if stream:
+            self._send_stream(body, step)
+        else:
+            self._send_json(200, _completion(body, step))
+
+    def _pause(self, seconds: float) -> None:
+        # Wakes early when the server stops, so a Hang never holds up the test run.
+        if seconds > 0:
+            self.server.state.stopping.wait(seconds)
+
+    def _send_failure(self, step: Fail) -> None:
+        if step.body is None:
+            payload: str | dict[str, Any] = {
+                "error": {
+                    "message": f"Scripted failure with status {step.status}.",
+                    "type": "rate_limit_error" if step.status == 429 else "server_error",
+                    "code": None,
+                }
+            }
+        else:
+            payload = step.body
+        data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+        extra = {} if step.retry_after is None else {"Retry-After": f"{step.retry_after:g}"}
+        self._send_raw(step.status, data, step.content_type, extra)
+
+    def _send_json(self, status: int, payload: Any) -> None:
+        self._send_raw(status, json.dumps(payload).encode(), "application/json")
+
+    def _send_raw(
+        self, status: int, data: bytes, content_type: str, extra: dict[str, str] | None = None
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-request-id", "req_" + uuid.uuid4().hex[:12])
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_stream(self, body: dict[str, Any], reply: Reply, *, broken: bool = False) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for index, event in enumerate(_stream_events(body, reply, broken=broken)):
+                if index > 1:
+                    self._pause(reply.chunk_delay)
+                self._write_chunk(event)
+            self._write_chunk(b"")
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (its timeout, or it stopped reading); nothing to tell it.
+            self.close_connection = True
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+
+def _wants_json(body: dict[str, Any]) -> bool:
+    response_format = body.get("response_format")
+    return isinstance(response_format, dict) and response_format.get("type") in (
+        "json_schema",
+        "json_object",
+    )
+
+
+def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    prompt = reply.prompt_tokens
+    if prompt is None:
+        prompt = sum(_word_count(_content_text(m.get("content"))) for m in body.get("messages", []))
+    completion = reply.completion_tokens
+    if completion is None:
+        completion = _word_count(reply.text)
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+    }
+    if reply.cached_tokens is not None:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens, "audio_tokens": 0}
+    return usage
+
+
+def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-" + uuid.uuid4().hex[:24],
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model") or FAKE_MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None if reply.refusal else reply.text,
+                    "refusal": reply.text if reply.refusal else None,
+                },
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": _usage(body, reply),
+    }
+
+
+def _stream_events(body: dict[str, Any], reply: Reply, *, broken: bool) -> Iterator[bytes]:
+    base = {
+        "id": "chatcmpl-" + uuid.uuid4().hex[:24],
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": body.get("model") or FAKE_MODEL,
+    }
+    options = body.get("stream_options")
+    include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
+
+    def event(choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> bytes:
+        chunk: dict[str, Any] = {**base, "choices": choices}
+        if include_usage:
+            # OpenAI sends `usage: null` on every chunk but the last when asked for usage.
+            chunk["usage"] = usage
+        return b"data: " + json.dumps(chunk).encode() + b"\n\n"
+
+    def delta(content: dict[str, Any], finish: str | None = None) -> list[dict[str, Any]]:
+        return [{"index": 0, "delta": content, "logprobs": None, "finish_reason": finish}]
+
+    yield event(delta({"role": "assistant", "content": ""}))
+    pieces = reply.chunks if reply.chunks is not None else split_chunks(reply.text)
+    for number, piece in enumerate(pieces):
+        if broken and number == 1:
+            yield b'data: {"id": "chatcmpl-broken", "choices": [{"delta": \n\n'
+            return
+        yield event(delta({"refusal" if reply.refusal else "content": piece}))
+    yield event(delta({}, "stop"))
+    if include_usage:
+        yield event([], _usage(body, reply))
+    yield b"data: [DONE]\n\n"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # A handler stuck in a Hang must not make stop() wait for it.
+    block_on_close = False
+
+    def __init__(self, address: tuple[str, int], state: _State) -> None:
+        self.state = state
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.connections_lock:
+            self.connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.connections_lock:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that timed out and hung up is part of the script, not a server bug.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+    def drop_connections(self) -> None:
+        # Keep-alive handler threads otherwise sit in a blocking read until the client
+        # goes away, which for a pooled client may be never.
+        with self.connections_lock:
+            connections = list(self.connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+class FakeOpenAI:
+    """The server and its script. Use the `fake_openai` fixture, or `start()`/`stop()`."""
+
+    def __init__(self, *, port: int = 0, default_delay: float = 0.0, record: bool = True) -> None:
+        # `record=False` is for long benchmark runs, where keeping every prompt would grow
+        # the server's memory without bound.
+        self._state = _State(default_delay=default_delay, record=record)
+        self._server = _Server(("127.0.0.1", port), self._state)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._state.lock:
+            return list(self._state.requests)
+
+    @property
+    def default_delay(self) -> float:
+        return self._state.default_delay
+
+    @default_delay.setter
+    def default_delay(self, seconds: float) -> None:
+        self._state.default_delay = seconds
+
+    def enqueue(self, *steps: Step) -> None:
+        """Script the next requests, one step each; afterwards the default reply resumes."""
+        with self._state.lock:
+            self._state.steps.extend(steps)
+
+    def reset(self) -> None:
+        """Forget the script and the recorded requests."""
+        with self._state.lock:
+            self._state.steps.clear()
+            self._state.requests.clear()
+
+    def start(self) -> FakeOpenAI:
+        self._thread = threading.Thread(
+            # shutdown() waits for the next poll; the default half second would be most of
+            # a fast test's runtime.
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fake-openai",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._state.stopping.set()
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._server.drop_connections()
+        self._server.server_close()
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (the command-line entry)."""
+        try:
+            self._server.serve_forever()
+        finally:
+            self._state.stopping.set()
+            self._server.drop_connections()
+            self._server.server_close()
+
+    def provider(self, *, max_attempts: int = 1, timeout: float = 2.0) -> OpenAIProvider:
+        """An OpenAIProvider talking to this server, through the real SDK."""
+        from llm.openai_provider import OpenAIProvider
+
+        return OpenAIProvider(
+            api_key=FAKE_API_KEY,
+            model=FAKE_MODEL,
+            base_url=self.base_url,
+            timeout=timeout,
+            max_attempts=max_attempts,
+        )
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--port", type=int, default=8765, help="0 picks a free port")
+    parser.add_argument(
+        "--delay-ms", type=float, default=0.0, help="wait before each answer, in milliseconds"
+    )
+    args = parser.parse_args(argv)
+    server = FakeOpenAI(port=args.port, default_delay=args.delay_ms / 1000, record=False)
+    print(server.base_url, flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
