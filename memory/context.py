@@ -8,6 +8,7 @@ section stays within its budget."""
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, Min, Q
@@ -55,7 +56,7 @@ class AssembledContext:
     def section(self, name: str) -> Section:
         return next(s for s in self.sections if s.name == name)
 
-    def report(self) -> dict[str, object]:
+    def report(self) -> dict[str, Any]:
         """The context report: the JSON of `manage.py context --json`."""
         return {
             "sections": [

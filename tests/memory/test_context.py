@@ -20,13 +20,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SECTION_ORDER = ["system", "summary", "pending", "recent", "memory", "recall", "current"]
 
 
-def _session(kind: str = ChannelKind.DM):  # type: ignore[no-untyped-def]
+def _session(kind: str = ChannelKind.DM):
     office = make_office()
     channel = dm_channel(office) if kind == ChannelKind.DM else channel_of(office, kind)
     return session_get_or_open_current(channel=channel)
 
 
-def _folded_seqs(session) -> set[int]:  # type: ignore[no-untyped-def]
+def _folded_seqs(session) -> set[int]:
     summary = RollingSummary.objects.get(session=session)
     state = SummaryState.model_validate(summary.state)
     refs = {seq for s, seq in state_refs(state) if s is None}
@@ -145,7 +145,7 @@ def test_coverage_holds_after_every_mission(monkeypatch: pytest.MonkeyPatch) -> 
     from memory import tasks
 
     session = _session()
-    real_delay = tasks.fold_session.delay_on_commit
+    real_delay = tasks.fold_session.delay_on_commit  # type: ignore[attr-defined]
     for n in range(1, 31):
         # Folds land late every third mission, as a slow queue would.
         if n % 3 == 0:
@@ -164,13 +164,13 @@ def test_coverage_holds_after_every_mission(monkeypatch: pytest.MonkeyPatch) -> 
         assert set(range(1, n + 1)) <= shown | folded, n
 
 
-def _assembly_queries(session) -> int:  # type: ignore[no-untyped-def]
+def _assembly_queries(session) -> int:
     with CaptureQueriesContext(connection) as queries:
         context_for_next(channel=session.channel, instruction="Where is the venue for launch?")
     return len(queries)
 
 
-def _bulk_missions(session, count: int) -> None:  # type: ignore[no-untyped-def]
+def _bulk_missions(session, count: int) -> None:
     assignee = channel_default_assignee(channel=session.channel)
     Mission.objects.bulk_create(
         Mission(
