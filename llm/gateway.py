@@ -1,5 +1,7 @@
 """Which provider runs: chosen by settings, overridable in tests."""
 
+import functools
+
 from django.conf import settings
 
 from llm.base import Provider
@@ -11,12 +13,24 @@ def get_provider() -> Provider:
     if _override is not None:
         return _override
     if settings.LLM_PROVIDER == "openai":
-        from llm.openai_provider import OpenAIProvider
-
-        return OpenAIProvider.from_settings()
+        return _openai_provider(
+            settings.OPENAI_API_KEY,
+            settings.OPENAI_BASE_URL,
+            settings.OPENAI_MODEL,
+            settings.OPENAI_TIMEOUT,
+            settings.OPENAI_MAX_ATTEMPTS,
+        )
     from llm.offline import OfflineProvider
 
     return OfflineProvider()
+
+
+@functools.lru_cache(maxsize=4)
+def _openai_provider(*key: object) -> Provider:
+    """One client (and its connection pool) per configuration, for the whole process."""
+    from llm.openai_provider import OpenAIProvider
+
+    return OpenAIProvider.from_settings()
 
 
 def set_provider_override(provider: Provider | None) -> None:
