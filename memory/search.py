@@ -1,5 +1,5 @@
-"""Full-text ranking for recall and memory: PostgreSQL's tsvector with a GIN index in
-production, SQLite's FTS5 in the embedded default (indexes made in the migrations
+"""Full-text ranking for recall and memory: a stored PostgreSQL tsvector with a GIN index
+in production, SQLite's FTS5 in the embedded default (indexes made in the migrations
 `missions.0002_fulltext` and `memory.0002_fulltext`).
 
 Queries OR the instruction's terms together, so that a question that shares one rare
@@ -181,9 +181,8 @@ def rank_folded_missions(
             "SELECT m.id FROM missions_mission m, to_tsquery('simple', %s) q "
             "WHERE m.channel_id = %s AND m.status = 'done' "
             "AND (m.session_id <> %s OR m.seq <= %s) "
-            "AND to_tsvector('simple'::regconfig, m.instruction || ' ' || m.reply) @@ q "
-            "ORDER BY ts_rank(to_tsvector('simple'::regconfig, m.instruction || ' ' || m.reply),"
-            " q) DESC, m.id DESC LIMIT %s"
+            "AND m.search_vector @@ q "
+            "ORDER BY ts_rank(m.search_vector, q) DESC, m.id DESC LIMIT %s"
         )
         params = [_pg_tsquery(terms), channel_id, session_id, folded_through_seq, limit]
     else:
@@ -211,8 +210,8 @@ def rank_memory_items(
         sql = (
             "SELECT i.id FROM memory_memoryitem i, to_tsquery('simple', %s) q "
             f"WHERE ({candidate_sql}) "
-            "AND to_tsvector('simple'::regconfig, i.text) @@ q "
-            "ORDER BY ts_rank(to_tsvector('simple'::regconfig, i.text), q) DESC, i.id DESC "
+            "AND i.search_vector @@ q "
+            "ORDER BY ts_rank(i.search_vector, q) DESC, i.id DESC "
             "LIMIT %s"
         )
         params = [_pg_tsquery(terms), *candidate_params, limit]

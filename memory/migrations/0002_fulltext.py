@@ -4,10 +4,14 @@ in sync by triggers on SQLite. The queries live in memory/search.py."""
 from django.db import migrations
 
 POSTGRES = [
-    "CREATE INDEX IF NOT EXISTS memoryitem_fulltext_gin ON memory_memoryitem "
-    "USING gin (to_tsvector('simple'::regconfig, text))",
+    "ALTER TABLE memory_memoryitem ADD COLUMN search_vector tsvector GENERATED ALWAYS AS "
+    "(to_tsvector('simple'::regconfig, text)) STORED",
+    "CREATE INDEX memoryitem_search_vector_gin ON memory_memoryitem USING gin (search_vector)",
 ]
-POSTGRES_REVERSE = ["DROP INDEX IF EXISTS memoryitem_fulltext_gin"]
+POSTGRES_REVERSE = [
+    "DROP INDEX IF EXISTS memoryitem_search_vector_gin",
+    "ALTER TABLE memory_memoryitem DROP COLUMN IF EXISTS search_vector",
+]
 
 SQLITE = [
     "CREATE VIRTUAL TABLE memory_memoryitem_fts USING fts5("

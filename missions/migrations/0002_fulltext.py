@@ -1,13 +1,20 @@
-"""Full-text search over missions, for recall: a GIN index on PostgreSQL, an FTS5 table
+"""Full-text search over missions, for recall: a stored tsvector with a GIN index on
+PostgreSQL, an FTS5 table
 kept in sync by triggers on SQLite. The queries live in memory/search.py."""
 
 from django.db import migrations
 
+# A stored vector, not an expression index: ranking reads the vector of every match, and
+# re-parsing each mission's text per query made recall grow with the channel's history.
 POSTGRES = [
-    "CREATE INDEX IF NOT EXISTS mission_fulltext_gin ON missions_mission "
-    "USING gin (to_tsvector('simple'::regconfig, instruction || ' ' || reply))",
+    "ALTER TABLE missions_mission ADD COLUMN search_vector tsvector GENERATED ALWAYS AS "
+    "(strip(to_tsvector('simple'::regconfig, instruction || ' ' || reply))) STORED",
+    "CREATE INDEX mission_search_vector_gin ON missions_mission USING gin (search_vector)",
 ]
-POSTGRES_REVERSE = ["DROP INDEX IF EXISTS mission_fulltext_gin"]
+POSTGRES_REVERSE = [
+    "DROP INDEX IF EXISTS mission_search_vector_gin",
+    "ALTER TABLE missions_mission DROP COLUMN IF EXISTS search_vector",
+]
 
 SQLITE = [
     "CREATE VIRTUAL TABLE missions_mission_fts USING fts5("

@@ -105,7 +105,7 @@ class Command(BaseCommand):
             )
             self._progress(done, total)
         if total:
-            sys.stderr.write("\n")
+            self.stderr.write("")
         self._wait_for_folds(session, options["timeout"])
         self.stdout.write(json.dumps({"channel": channel.pk, "session": session.pk}))
 
@@ -161,8 +161,10 @@ class Command(BaseCommand):
     def _progress(self, done: int, total: int) -> None:
         width = 30
         filled = width * done // total
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} missions")
-        sys.stderr.flush()
+        self.stderr.write(
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} missions", ending=""
+        )
+        self.stderr.flush()
 
     def _wait_for_folds(self, session: ChatSession, timeout: float) -> None:
         if settings.TASK_RUNNER == "thread":

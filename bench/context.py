@@ -1,0 +1,283 @@
+"""Context-engine benchmark: how assembly cost and prompt size behave as a session grows,
+and whether planted facts survive folding. Not part of the test suite; `make bench`.
+
+    python bench/context.py                  # SQLite and, when reachable, PostgreSQL
+    python bench/context.py --database sqlite
+
+Each database runs in its own process (settings are per process) on a scratch test
+database that is dropped afterwards. Figures are ratios measured within one run, since
+this kind of machine is shared and noisy."""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
+
+LENGTHS = (10, 100, 1000)
+PROBES = (30, 60, 120)
+MISSION_CHARS = 2500
+
+PLANTED = {
+    2: (
+        "We decided the price is $49 per month for the Pro plan.",
+        "Agreed: the Pro plan costs $49 per month, billed monthly.",
+    ),
+    3: (
+        "Our target customer is independent dental clinics with 5 to 20 staff.",
+        "Understood: dental clinics with 5 to 20 staff are the target customer.",
+    ),
+    4: (
+        "The deadline for the public beta is March 14.",
+        "Noted, the public beta deadline is March 14.",
+    ),
+    5: ("We decided the launch city is Lisbon.", "Lisbon it is for the launch event."),
+    9: (
+        "Change of plan: we decided the launch city is Porto instead.",
+        "Switched: the launch event moves to Porto.",
+    ),
+}
+PLANTED_CHECKS = {
+    "price": "$49",
+    "target customer": "dental clinics",
+    "deadline": "March 14",
+    "reversed decision (new)": "Porto",
+}
+
+_TOPICS = [
+    "onboarding flow",
+    "pricing page",
+    "newsletter",
+    "support macros",
+    "API docs",
+    "landing page",
+    "release notes",
+    "sales deck",
+    "FAQ",
+    "status page",
+]
+_PEOPLE = ["Jordan", "Priya", "Mateo", "Aiko", "Lena", "Omar"]
+_SENTENCES = [
+    "I reviewed the {topic} and rewrote the opening so it reads faster.",
+    "The second part of the {topic} now explains the steps in plain words.",
+    "{person} asked for a shorter version of the {topic}, so I cut it by a third.",
+    "There were {n} small inconsistencies in the {topic}; all are fixed now.",
+    "I would keep the tone friendly but direct, as in the previous drafts.",
+    "Here is the revised outline with headings for each section of the {topic}.",
+    "The examples now use realistic names and amounts instead of placeholders.",
+    "I compared it with last month's version and kept what performed well.",
+    "Let me know if the {topic} should mention the integrations as well.",
+    "Section {n} covers the edge cases that support raised last week.",
+]
+
+
+def filler(rng: random.Random, n: int) -> tuple[str, str]:
+    topic = rng.choice(_TOPICS)
+    instruction = f"Mission {n}: please improve the {topic} and send me the result."
+    parts: list[str] = []
+    while sum(len(p) + 1 for p in parts) < MISSION_CHARS - len(instruction):
+        parts.append(
+            rng.choice(_SENTENCES).format(
+                topic=rng.choice(_TOPICS), person=rng.choice(_PEOPLE), n=rng.randint(2, 40)
+            )
+        )
+    return instruction, " ".join(parts)
+
+
+def mission_text(rng: random.Random, n: int) -> tuple[str, str]:
+    if n in PLANTED:
+        instruction, reply = PLANTED[n]
+        extra = filler(rng, n)[1]
+        return instruction, reply + " " + extra[: MISSION_CHARS - len(instruction) - len(reply)]
+    return filler(rng, n)
+
+
+def run_one_database() -> dict[str, object]:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["TASK_RUNNER"] = "inline"
+    django.setup()
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases
+
+    old = setup_databases(verbosity=0, interactive=False)
+    try:
+        return _measure(connection, CaptureQueriesContext)
+    finally:
+        teardown_databases(old, verbosity=0)
+
+
+def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
+    from django.contrib.auth import get_user_model
+
+    from memory.context import context_for_next
+    from memory.services import summary_fold
+    from missions.models import Mission, MissionStatus
+    from office.services import office_create_with_team
+    from sessions.services import session_get_or_open_current
+
+    owner = get_user_model().objects.create(username="bench")
+    office = office_create_with_team(owner=owner, name="Bench office")
+    rng = random.Random(7)
+
+    channels = list(office.channels.filter(kind="dm", employee__is_master=False).order_by("id"))
+
+    def session_with(count: int):
+        channel = channels.pop(0)
+        session = session_get_or_open_current(channel=channel)
+        rows = []
+        for n in range(1, count + 1):
+            instruction, reply = mission_text(rng, n)
+            rows.append(
+                Mission(
+                    session=session,
+                    channel=channel,
+                    seq=n,
+                    source="dm",
+                    assignee=channel.employee,
+                    instruction=instruction,
+                    reply=reply,
+                    status=MissionStatus.DONE,
+                )
+            )
+        Mission.objects.bulk_create(rows, batch_size=200)
+        session.mission_count = count
+        session.save(update_fields=["mission_count"])
+        started = time.perf_counter()
+        summary_fold(session_id=session.pk)
+        fold_seconds = time.perf_counter() - started
+        return session, rows, fold_seconds
+
+    results: dict[str, object] = {"vendor": connection.vendor, "lengths": {}}
+    instruction = "Draft the next update for the pricing page."
+    for count in LENGTHS:
+        session, rows, fold_seconds = session_with(count)
+        channel = session.channel
+        context_for_next(channel=channel, instruction=instruction)  # warm caches
+        with CaptureQueriesContext(connection) as queries:
+            context = context_for_next(channel=channel, instruction=instruction)
+        timings = []
+        for _ in range(25):
+            started = time.perf_counter()
+            context_for_next(channel=channel, instruction=instruction)
+            timings.append(time.perf_counter() - started)
+        naive = (
+            len(context.section("system").text)
+            + sum(len(r.instruction) + len(r.reply) for r in rows)
+            + len(instruction)
+        )
+        folded = max(count - 8, 0)
+        results["lengths"][count] = {  # type: ignore[index]
+            "assembly_ms": statistics.median(timings) * 1000,
+            "queries": len(queries),
+            "prompt_chars": context.total_chars,
+            "naive_chars": naive,
+            "fold_ms_per_mission": (fold_seconds / folded * 1000) if folded else 0.0,
+        }
+        channel.sessions.update(closed_at=None)
+
+    # Retention: missions appended one by one, folds as the runtime runs them.
+    from missions.services import mission_record_finished
+
+    channel = office.channels.get(kind="master")
+    session = session_get_or_open_current(channel=channel)
+    assignee = office.employees.get(is_master=True)
+    retention = {}
+    rng = random.Random(11)
+    for n in range(1, max(PROBES) + 1):
+        instruction_n, reply_n = mission_text(rng, n)
+        mission_record_finished(
+            session=session,
+            assignee=assignee,
+            instruction=instruction_n,
+            reply=reply_n,
+            source="master",
+        )
+        summary_fold(session_id=session.pk)
+        if n in PROBES:
+            context = context_for_next(channel=channel, instruction="Continue with the plan.")
+            text = "\n".join(m["content"] for m in context.messages)
+            summary_text = context.section("summary").text
+            lisbon_lines = [line for line in summary_text.splitlines() if "Lisbon" in line]
+            retention[n] = {
+                "kept": {name: needle in text for name, needle in PLANTED_CHECKS.items()},
+                "reversed_only_superseded": bool(lisbon_lines)
+                and all("(superseded" in line for line in lisbon_lines),
+                "summary_chars": len(summary_text),
+                "prompt_chars": context.total_chars,
+            }
+    results["retention"] = retention
+    return results
+
+
+def print_report(all_results: list[dict[str, object]]) -> None:
+    for results in all_results:
+        raw: dict[str, dict[str, float]] = results["lengths"]  # type: ignore[assignment]
+        lengths = {int(k): v for k, v in raw.items()}
+        base = lengths[LENGTHS[0]]
+        print(f"\n== {results['vendor']} ==")
+        print(
+            f"{'missions':>8} {'assembly ms':>12} {'x10':>6} {'queries':>8} {'x10':>5} "
+            f"{'prompt chars':>13} {'naive chars':>12} {'prompt/naive':>13} {'fold ms/mission':>16}"
+        )
+        for count in LENGTHS:
+            row = lengths[count]
+            print(
+                f"{count:>8} {row['assembly_ms']:>12.2f} "
+                f"{row['assembly_ms'] / base['assembly_ms']:>6.2f} {row['queries']:>8} "
+                f"{row['queries'] / base['queries']:>5.2f} {row['prompt_chars']:>13} "
+                f"{row['naive_chars']:>12} {row['prompt_chars'] / row['naive_chars']:>13.3f} "
+                f"{row['fold_ms_per_mission']:>16.2f}"
+            )
+        growth = lengths[1000]["prompt_chars"] / lengths[100]["prompt_chars"]
+        speed = lengths[1000]["assembly_ms"] / base["assembly_ms"]
+        print(f"prompt 1000 / prompt 100 = {growth:.3f} (target <= 1.05)")
+        print(f"assembly 1000 / assembly 10 = {speed:.2f} (target <= 1.5 on PostgreSQL)")
+        print("retention (facts planted in missions 2-9, probed with a generic instruction):")
+        for n, probe in results["retention"].items():  # type: ignore[attr-defined]
+            kept = sum(probe["kept"].values())
+            missing = [k for k, v in probe["kept"].items() if not v]
+            print(
+                f"  after {n:>3} missions: {kept}/{len(probe['kept'])} planted facts in context"
+                f"{' (missing: ' + ', '.join(missing) + ')' if missing else ''}; reversed "
+                f"decision only as superseded: {probe['reversed_only_superseded']}; summary "
+                f"{probe['summary_chars']} chars, prompt {probe['prompt_chars']} chars"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one_database()))
+        return
+    targets = ["sqlite", "postgres"] if args.database == "both" else [args.database]
+    all_results = []
+    for target in targets:
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        if target == "postgres":
+            env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or PG_DEFAULT
+            env["TEST_DATABASE_NAME"] = "test_office_bench"
+        result = subprocess.run(
+            [sys.executable, __file__, "--child"], env=env, cwd=ROOT, capture_output=True, text=True
+        )
+        if result.returncode != 0:
+            print(f"{target}: skipped ({result.stderr.strip().splitlines()[-1:]})")
+            continue
+        all_results.append(json.loads(result.stdout.strip().splitlines()[-1]))
+    print_report(all_results)
+
+
+if __name__ == "__main__":
+    main()
