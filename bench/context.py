@@ -25,6 +25,7 @@ PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
 LENGTHS = (10, 100, 1000)
 PROBES = (30, 60, 120)
 MISSION_CHARS = 2500
+ROUNDS = 40
 
 PLANTED = {
     2: (
@@ -159,17 +160,19 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
 
     results: dict[str, object] = {"vendor": connection.vendor, "lengths": {}}
     instruction = "Draft the next update for the pricing page."
-    for count in LENGTHS:
-        session, rows, fold_seconds = session_with(count)
-        channel = session.channel
-        context_for_next(channel=channel, instruction=instruction)  # warm caches
-        with CaptureQueriesContext(connection) as queries:
-            context = context_for_next(channel=channel, instruction=instruction)
-        timings = []
-        for _ in range(25):
+    built = {count: session_with(count) for count in LENGTHS}
+    timings: dict[int, list[float]] = {count: [] for count in LENGTHS}
+    for session, _, _ in built.values():
+        context_for_next(channel=session.channel, instruction=instruction)  # warm caches
+    # Rounds interleave the lengths, so drift in a shared machine's speed hits all alike.
+    for _ in range(ROUNDS):
+        for count, (session, _, _) in built.items():
             started = time.perf_counter()
-            context_for_next(channel=channel, instruction=instruction)
-            timings.append(time.perf_counter() - started)
+            context_for_next(channel=session.channel, instruction=instruction)
+            timings[count].append(time.perf_counter() - started)
+    for count, (session, rows, fold_seconds) in built.items():
+        with CaptureQueriesContext(connection) as queries:
+            context = context_for_next(channel=session.channel, instruction=instruction)
         naive = (
             len(context.section("system").text)
             + sum(len(r.instruction) + len(r.reply) for r in rows)
@@ -177,13 +180,12 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
         )
         folded = max(count - 8, 0)
         results["lengths"][count] = {  # type: ignore[index]
-            "assembly_ms": statistics.median(timings) * 1000,
+            "assembly_ms": statistics.median(timings[count]) * 1000,
             "queries": len(queries),
             "prompt_chars": context.total_chars,
             "naive_chars": naive,
             "fold_ms_per_mission": (fold_seconds / folded * 1000) if folded else 0.0,
         }
-        channel.sessions.update(closed_at=None)
 
     # Retention: missions appended one by one, folds as the runtime runs them.
     from missions.services import mission_record_finished

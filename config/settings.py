@@ -190,6 +190,20 @@ MEMORY_BUDGET_CHARS = env_int("MEMORY_BUDGET_CHARS", 3_000, minimum=200)
 RECALL_BUDGET_CHARS = env_int("RECALL_BUDGET_CHARS", 3_000, minimum=200)
 LONG_SESSION_MISSIONS = env_int("LONG_SESSION_MISSIONS", 20, minimum=1)
 MAX_INSTRUCTION_CHARS = env_int("MAX_INSTRUCTION_CHARS", 20_000, minimum=100)
+# Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).
+MAX_FRAME_BYTES = env_int("MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
+# A mission running this long was abandoned by its worker: re-queued or failed.
+MISSION_STUCK_AFTER = env_int("MISSION_STUCK_AFTER", 600, minimum=30)
+# A mission queued this long without starting is sent to the queue again.
+MISSION_QUEUED_RESEND_AFTER = env_int("MISSION_QUEUED_RESEND_AFTER", 120, minimum=10)
+MISSION_MAX_ATTEMPTS = env_int("MISSION_MAX_ATTEMPTS", 3, minimum=1)
+SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60, minimum=5)
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck-missions": {
+        "task": "missions.tasks.sweep_stuck_missions",
+        "schedule": float(SWEEP_INTERVAL),
+    },
+}
 
 # --- Auth, i18n, static -----------------------------------------------------------------
 LOGIN_URL = "/accounts/login/"

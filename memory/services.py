@@ -283,3 +283,39 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
         attempts=reports,
         end_carry_over=True,
     )
+
+
+def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> bool:
+    """Fold one mission that finished after the watermark passed it (a retried failure),
+    so that it is covered like the others. False if there was nothing to do."""
+    provider = provider or get_provider()
+    mission = Mission.objects.select_related("session").get(pk=mission_id)
+    summary = RollingSummary.objects.filter(session=mission.session).first()
+    if (
+        summary is None
+        or mission.status != MissionStatus.DONE
+        or mission.seq > summary.folded_through_seq
+    ):
+        return False
+    previous = SummaryState.model_validate(summary.state or {})
+    if (None, mission.seq) in {(None, s) for s in previous.goal_missions} or any(
+        item.session is None and mission.seq in item.missions for _, item in previous.items()
+    ):
+        return False
+    state, report, producer, attempts = _propose(
+        provider=provider,
+        previous=previous,
+        missions=_as_fold_missions([mission]),
+        budget=settings.SUMMARY_BUDGET_CHARS,
+        session_number=None,
+    )
+    return _commit(
+        summary=summary,
+        state=state,
+        through=summary.folded_through_seq,
+        kind=RevisionKind.FOLD,
+        folded_ids=[mission.pk],
+        report=report,
+        producer=producer,
+        attempts=attempts,
+    )

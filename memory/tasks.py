@@ -1,6 +1,6 @@
 from celery import shared_task
 
-from memory.services import summary_carry_over, summary_fold
+from memory.services import summary_carry_over, summary_fold, summary_fold_late
 
 
 @shared_task(acks_late=True)
@@ -11,3 +11,8 @@ def fold_session(session_id: int) -> list[int]:
 @shared_task(acks_late=True)
 def carry_over_session(session_id: int) -> bool:
     return summary_carry_over(session_id=session_id)
+
+
+@shared_task(acks_late=True)
+def fold_late_mission(mission_id: int) -> bool:
+    return summary_fold_late(mission_id=mission_id)

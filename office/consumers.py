@@ -1,21 +1,44 @@
 """The WebSocket of one channel: parse a frame → authorize → call one service → reply."""
 
+import json
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from pydantic import ValidationError
 
+from missions.services import Accepted, InstructionRejected, instruction_accept
+from office import events
+from office.frames import FRAME_TYPES, InstructionFrame, SessionNewFrame, client_frame
 from office.models import Channel
 from office.selectors import channel_get_for_user
+from sessions.models import ChatSession
+from sessions.services import session_start_new
 
 # Close code for "not found or not yours": the same for both, so ids leak nothing.
 CLOSE_NOT_FOUND = 4404
 
 
-class ChannelConsumer(AsyncJsonWebsocketConsumer):
+def _accept(channel: Channel, frame: InstructionFrame) -> Accepted:
+    return instruction_accept(channel=channel, text=frame.text, client_id=frame.client_id)
+
+
+def _start_session(channel: Channel, frame: SessionNewFrame) -> ChatSession:
+    return session_start_new(channel=channel, expected_session_id=frame.session_id)
+
+
+def _check_on_entry(channel_id: int) -> None:
+    from sessions.tasks import check_long_session_on_entry
+
+    check_long_session_on_entry.delay(channel_id)
+
+
+class ChannelConsumer(AsyncWebsocketConsumer):
     channel: Channel | None = None
 
     async def connect(self) -> None:
+        events.remember_server_loop()
         channel_id = int(self.scope["url_route"]["kwargs"]["channel_id"])
         self.channel = await database_sync_to_async(channel_get_for_user)(
             user=self.scope["user"], channel_id=channel_id
@@ -23,20 +46,72 @@ class ChannelConsumer(AsyncJsonWebsocketConsumer):
         if self.channel is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        await self.channel_layer.group_add(self.channel.group_name, self.channel_name)
+        await self.channel_layer.group_add(events.group_name(self.channel.pk), self.channel_name)
         await self.accept()
+        # The long-session notice can appear before the person types anything.
+        await database_sync_to_async(_check_on_entry)(self.channel.pk)
 
     async def disconnect(self, code: int) -> None:
         if self.channel is not None:
-            await self.channel_layer.group_discard(self.channel.group_name, self.channel_name)
+            await self.channel_layer.group_discard(
+                events.group_name(self.channel.pk), self.channel_name
+            )
 
-    async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if isinstance(content, dict) and content.get("type") == "ping":
-            await self.send_json({"type": "pong"})
+    async def send_json(self, content: dict[str, Any]) -> None:
+        await self.send(text_data=json.dumps(content, ensure_ascii=False))
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send_json({"type": events.ERROR, "code": code, "message": message})
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.channel is None:
             return
-        await self.send_json(
-            {"type": "error", "code": "unknown_type", "message": "Unknown frame type."}
-        )
+        if text_data is None:
+            await self.send_error("binary_not_supported", "Frames must be JSON text.")
+            return
+        if len(text_data.encode()) > settings.MAX_FRAME_BYTES:
+            await self.send_error(
+                "frame_too_large", f"Frames are limited to {settings.MAX_FRAME_BYTES} bytes."
+            )
+            return
+        try:
+            raw = json.loads(text_data)
+        except ValueError:
+            await self.send_error("bad_json", "The frame is not valid JSON.")
+            return
+        if not isinstance(raw, dict) or raw.get("type") not in FRAME_TYPES:
+            await self.send_error(
+                "unknown_type", f"Unknown frame type; expected one of {', '.join(FRAME_TYPES)}."
+            )
+            return
+        try:
+            frame = client_frame.validate_python(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][1:]) or "frame"
+            await self.send_error("bad_frame", f"{where}: {first['msg']}")
+            return
+        if isinstance(frame, InstructionFrame):
+            await self.on_instruction(frame)
+        elif isinstance(frame, SessionNewFrame):
+            await self.on_session_new(frame)
+        else:
+            await self.send_json({"type": events.PONG})
+
+    async def on_instruction(self, frame: InstructionFrame) -> None:
+        assert self.channel is not None
+        try:
+            accepted = await database_sync_to_async(_accept)(self.channel, frame)
+        except InstructionRejected as exc:
+            await self.send_error(exc.code, exc.message)
+            return
+        if not accepted.created:
+            # A resend after a reconnect: show this socket the instruction it already sent.
+            await self.send_json(events.message_event(accepted.message))
+
+    async def on_session_new(self, frame: SessionNewFrame) -> None:
+        assert self.channel is not None
+        await database_sync_to_async(_start_session)(self.channel, frame)
 
     async def office_event(self, event: dict[str, Any]) -> None:
         """Events broadcast to the channel's group are forwarded as they are."""

@@ -3,11 +3,21 @@ from django.db import models
 from django.db.models import Q
 
 
+def default_language() -> str:
+    return str(settings.LANGUAGE_CODE)
+
+
 class Office(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="offices"
     )
     name = models.CharField(max_length=120)
+    language = models.CharField(
+        max_length=8,
+        choices=[("en", "English"), ("ko", "한국어")],
+        default=default_language,
+        help_text="The owner's language for notices and the interface.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,10 +1,12 @@
 """Writes for chat sessions."""
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext_noop
 
 from office.models import Channel
-from sessions.models import ChatSession
+from sessions.models import ChatSession, NoticeTrigger
 
 
 def session_open_first(*, channel: Channel) -> ChatSession:
@@ -35,6 +37,7 @@ def session_start_new(*, channel: Channel, expected_session_id: int | None = Non
     and nothing else happens."""
     from memory.models import RollingSummary
     from memory.tasks import carry_over_session
+    from office.events import SESSION_STARTED, send_event_on_commit
 
     with transaction.atomic():
         current = (
@@ -53,4 +56,90 @@ def session_start_new(*, channel: Channel, expected_session_id: int | None = Non
         )
         RollingSummary.objects.create(session=new, carry_over_pending=True)
         carry_over_session.delay_on_commit(new.pk)  # type: ignore[attr-defined]
+        send_event_on_commit(
+            channel.pk,
+            {
+                "type": SESSION_STARTED,
+                "session": {"id": new.pk, "number": new.number, "previous": current.pk},
+            },
+        )
     return new
+
+
+LONG_SESSION_NOTICE = gettext_noop(
+    "💡 This conversation has grown long. If the topic has changed, we recommend starting "
+    "a new session: answers get more accurate and AI costs drop. If you continue, the "
+    "earlier flow is kept as a summary."
+)
+START_NEW_SESSION = gettext_noop("Start new session")
+
+
+def _long_session_notify(
+    *, session_id: int, trigger: str, after_message_id: int | None = None
+) -> bool:
+    """Save and push the notice if this session crossed the threshold and nobody did yet.
+
+    The conditional update on long_notice_sent_at IS NULL has exactly one winner, however
+    many checks race; only the winner writes the message."""
+    from missions.models import Message, MessageKind
+    from office.events import send_message_on_commit
+
+    threshold = settings.LONG_SESSION_MISSIONS
+    with transaction.atomic():
+        won = ChatSession.objects.filter(
+            pk=session_id,
+            long_notice_sent_at__isnull=True,
+            closed_at__isnull=True,
+            mission_count__gte=threshold,
+        ).update(long_notice_sent_at=timezone.now(), long_notice_trigger=trigger)
+        if not won:
+            return False
+        session = ChatSession.objects.select_related("channel__office").get(pk=session_id)
+        with translation.override(session.channel.office.language):
+            text = translation.gettext(LONG_SESSION_NOTICE)
+            label = translation.gettext(START_NEW_SESSION)
+        message = Message.objects.create(
+            channel_id=session.channel_id,
+            session=session,
+            kind=MessageKind.NOTICE,
+            text=text,
+            payload={
+                "notice": "long_session",
+                "trigger": trigger,
+                "after_message": after_message_id,
+                "action": {"type": "session.new", "session_id": session.pk, "label": label},
+            },
+        )
+        send_message_on_commit(message)
+    return True
+
+
+def long_session_check_on_instruction(*, mission_id: int) -> bool:
+    """Check 1: right after an instruction was accepted (any route)."""
+    from missions.models import Message, MessageKind, Mission
+
+    mission = Mission.objects.filter(pk=mission_id).only("session_id").first()
+    if mission is None:
+        return False
+    instruction = (
+        Message.objects.filter(mission_id=mission_id, kind=MessageKind.USER)
+        .values_list("id", flat=True)
+        .first()
+    )
+    return _long_session_notify(
+        session_id=mission.session_id,
+        trigger=NoticeTrigger.INSTRUCTION,
+        after_message_id=instruction,
+    )
+
+
+def long_session_check_on_entry(*, channel_id: int) -> bool:
+    """Check 2: when the person opens the channel. A channel with no session: nothing."""
+    session_id = (
+        ChatSession.objects.filter(channel_id=channel_id, closed_at__isnull=True)
+        .values_list("id", flat=True)
+        .first()
+    )
+    if session_id is None:
+        return False
+    return _long_session_notify(session_id=session_id, trigger=NoticeTrigger.ENTRY)

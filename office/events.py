@@ -1,0 +1,99 @@
+"""Server → client events, in one place, and how they reach a channel's sockets.
+
+Save first, push second: every event about a stored row is sent after the transaction
+that stored it commits (`send_event_on_commit`). The channel layer may drop events; a
+client that reconnects fetches what it missed by message id."""
+
+import asyncio
+import logging
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.db import transaction
+
+from missions.models import Message
+
+logger = logging.getLogger(__name__)
+
+# The event types a client can receive (DESIGN.md §7).
+MESSAGE = "message"
+REPLY_DELTA = "reply.delta"
+REPLY_DONE = "reply.done"
+NOTICE = "notice"
+SESSION_STARTED = "session.started"
+PONG = "pong"
+ERROR = "error"
+
+# The event loop serving the sockets. The in-memory channel layer keeps asyncio queues that
+# only that loop may touch, so a task thread hands its sends over to it.
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def remember_server_loop() -> None:
+    global _server_loop
+    _server_loop = asyncio.get_running_loop()
+
+
+def group_name(channel_id: int) -> str:
+    return f"channel.{channel_id}"
+
+
+def message_payload(message: Message) -> dict[str, Any]:
+    return {
+        "id": message.pk,
+        "channel": message.channel_id,
+        "session": message.session_id,
+        "mission": message.mission_id,
+        "kind": message.kind,
+        "author": message.author.name if message.author_id and message.author else None,
+        "text": message.text,
+        "payload": message.payload,
+        "created_at": message.created_at.isoformat(),
+    }
+
+
+def message_event(message: Message) -> dict[str, Any]:
+    kind = NOTICE if message.kind == "notice" else MESSAGE
+    return {"type": kind, "message": message_payload(message)}
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def send_event(channel_id: int, event: dict[str, Any]) -> None:
+    """Send now (for events about nothing stored, like reply deltas)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    envelope = {"type": "office.event", "event": event}
+    group = group_name(channel_id)
+    try:
+        loop = _server_loop
+        if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
+            if _running_loop() is loop:
+                loop.create_task(layer.group_send(group, envelope))
+                return
+            asyncio.run_coroutine_threadsafe(layer.group_send(group, envelope), loop).result(
+                timeout=5
+            )
+            return
+        async_to_sync(layer.group_send)(group, envelope)
+    except Exception:
+        # A lost event is recovered by the client's resync; a failed send must not fail
+        # the mission that produced it.
+        logger.warning(
+            "could not send %s to channel %s", event.get("type"), channel_id, exc_info=True
+        )
+
+
+def send_event_on_commit(channel_id: int, event: dict[str, Any]) -> None:
+    transaction.on_commit(lambda: send_event(channel_id, event))
+
+
+def send_message_on_commit(message: Message) -> None:
+    send_event_on_commit(message.channel_id, message_event(message))
