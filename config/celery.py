@@ -84,3 +84,37 @@ class OfficeTask(DjangoTask):
 app = Celery("office", task_cls=OfficeTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+_sweeper_started = False
+
+
+def start_embedded_sweeper() -> None:
+    """In the embedded default there is no Celery beat: a daemon thread of the web process
+    re-queues missions a crash or restart left behind."""
+    global _sweeper_started
+    from django.conf import settings
+
+    if settings.TASK_RUNNER != "thread" or _sweeper_started:
+        return
+    _sweeper_started = True
+
+    def loop() -> None:
+        import time
+
+        from django.db import connections
+
+        from missions.services import mission_sweep_stuck
+
+        while True:
+            time.sleep(settings.SWEEP_INTERVAL)
+            if settings.TASK_RUNNER != "thread":  # tests switch runners at run time
+                continue
+            try:
+                mission_sweep_stuck()
+            except Exception:
+                logger.exception("sweeping stuck missions failed")
+            finally:
+                connections.close_all()
+
+    threading.Thread(target=loop, name="office-sweeper", daemon=True).start()

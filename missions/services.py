@@ -151,8 +151,8 @@ def _spawn_child(*, parent: Mission, employee: Employee, text: str, source: str)
             "employee": employee.name,
         },
     )
-    _queue_run(child)
     _queue_after_accept(child)
+    _queue_run(child)
     return child
 
 
@@ -182,8 +182,10 @@ def instruction_accept(*, channel: Channel, text: str, client_id: str = "") -> A
         message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
         assert message is not None
         if created:
-            _queue_run(mission)
+            # The long-session check goes first, so its notice lands right under the
+            # instruction rather than after the reply.
             _queue_after_accept(mission)
+            _queue_run(mission)
             for employee in route.delegations:
                 _spawn_child(
                     parent=mission, employee=employee, text=text, source=MissionSource.DELEGATION

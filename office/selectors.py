@@ -39,3 +39,13 @@ def channel_default_assignee(*, channel: Channel) -> Employee:
     if channel.lead is not None and channel.lead.is_active:
         return channel.lead
     return Employee.objects.get(office_id=channel.office_id, is_master=True)
+
+
+def channel_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Channel]:
+    if not user.is_authenticated:
+        return Channel.objects.none()
+    return (
+        Channel.objects.filter(office__owner=user)
+        .select_related("employee", "office")
+        .order_by("office_id", "kind", "name")
+    )

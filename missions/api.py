@@ -1,0 +1,238 @@
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.http import HttpRequest
+from ninja import Field, Router, Schema
+from ninja.errors import HttpError
+from ninja.responses import Status
+
+from memory.context import context_for_next
+from missions.models import Message, Mission
+from missions.selectors import message_list_after, mission_get_for_user
+from missions.services import InstructionRejected, instruction_accept, mission_retry
+from office.events import message_payload
+from office.models import Channel
+from office.selectors import channel_get_for_user, channel_list_for_user
+from sessions.services import session_get_or_open_current, session_start_new
+
+router = Router(tags=["office"])
+
+
+class ErrorOut(Schema):
+    code: str
+    message: str
+
+
+class SessionOut(Schema):
+    id: int
+    number: int
+    mission_count: int
+    started_at: datetime
+    closed_at: datetime | None
+    long_notice_sent_at: datetime | None
+
+
+class ChannelOut(Schema):
+    id: int
+    kind: str
+    name: str
+    office: int
+    employee: str | None
+    current_session: SessionOut
+
+
+class MessageOut(Schema):
+    id: int
+    channel: int
+    session: int
+    mission: int | None
+    kind: str
+    author: str | None
+    text: str
+    payload: dict[str, Any]
+    created_at: datetime
+
+
+class TimelineOut(Schema):
+    messages: list[MessageOut]
+    has_more: bool
+
+
+class MissionOut(Schema):
+    id: int
+    channel: int
+    session: int
+    seq: int
+    source: str
+    assignee: str
+    parent: int | None
+    instruction: str
+    reply: str
+    status: str
+    error: str
+    created_at: datetime
+    finished_at: datetime | None
+    prompt_chars: int
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
+
+
+class InstructionIn(Schema):
+    text: str = Field(..., description="What the employee should do.")
+    client_id: str = Field(
+        "",
+        max_length=64,
+        description="Your id for this send; a resend with it is not a second mission.",
+    )
+
+
+class AcceptedOut(Schema):
+    created: bool
+    mission: MissionOut
+    message: MessageOut
+
+
+class SessionNewIn(Schema):
+    session_id: int | None = Field(
+        None,
+        description="The session you were looking at; if it is no longer current, nothing changes.",
+    )
+
+
+class RetryOut(Schema):
+    retried: bool
+    mission: MissionOut
+
+
+def _user(request: HttpRequest) -> User:
+    return request.user  # type: ignore[return-value]
+
+
+def _channel(request: HttpRequest, channel_id: int) -> Channel:
+    channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
+    if channel is None:
+        raise HttpError(404, "No such channel.")
+    return channel
+
+
+def _mission_out(mission: Mission) -> dict[str, Any]:
+    return {
+        "id": mission.pk,
+        "channel": mission.channel_id,
+        "session": mission.session_id,
+        "seq": mission.seq,
+        "source": mission.source,
+        "assignee": mission.assignee.name,
+        "parent": mission.parent_id,
+        "instruction": mission.instruction,
+        "reply": mission.reply,
+        "status": mission.status,
+        "error": mission.error,
+        "created_at": mission.created_at,
+        "finished_at": mission.finished_at,
+        "prompt_chars": mission.prompt_chars,
+        "prompt_tokens": mission.prompt_tokens,
+        "cached_tokens": mission.cached_tokens,
+        "completion_tokens": mission.completion_tokens,
+    }
+
+
+def _message_out(message: Message) -> dict[str, Any]:
+    return message_payload(message)
+
+
+@router.get("channels", response=list[ChannelOut], summary="Channels of your offices")
+def channels(request: HttpRequest) -> list[dict[str, Any]]:
+    out = []
+    for channel in channel_list_for_user(user=_user(request)):
+        session = session_get_or_open_current(channel=channel)
+        out.append(
+            {
+                "id": channel.pk,
+                "kind": channel.kind,
+                "name": channel.name,
+                "office": channel.office_id,
+                "employee": channel.employee.name if channel.employee else None,
+                "current_session": session,
+            }
+        )
+    return out
+
+
+@router.get(
+    "channels/{channel_id}/messages",
+    response=TimelineOut,
+    summary="The timeline after a message id (for resync)",
+)
+def messages(
+    request: HttpRequest, channel_id: int, after: int = 0, limit: int = 200
+) -> dict[str, Any]:
+    channel = _channel(request, channel_id)
+    limit = max(1, min(limit, 500))
+    rows = message_list_after(channel=channel, after_id=after, limit=limit + 1)
+    return {"messages": [_message_out(m) for m in rows[:limit]], "has_more": len(rows) > limit}
+
+
+@router.post(
+    "channels/{channel_id}/instructions",
+    response={202: AcceptedOut, 400: ErrorOut},
+    summary="Give an instruction; the reply arrives on the timeline",
+)
+def instructions(
+    request: HttpRequest, channel_id: int, body: InstructionIn
+) -> Status[dict[str, Any]]:
+    channel = _channel(request, channel_id)
+    try:
+        accepted = instruction_accept(channel=channel, text=body.text, client_id=body.client_id)
+    except InstructionRejected as exc:
+        return Status(400, {"code": exc.code, "message": exc.message})
+    return Status(
+        202,
+        {
+            "created": accepted.created,
+            "mission": _mission_out(accepted.mission),
+            "message": _message_out(accepted.message),
+        },
+    )
+
+
+@router.post(
+    "channels/{channel_id}/sessions",
+    response={201: SessionOut},
+    summary="Start a new session, carrying the summary over",
+)
+def new_session(request: HttpRequest, channel_id: int, body: SessionNewIn) -> Status[Any]:
+    channel = _channel(request, channel_id)
+    return Status(201, session_start_new(channel=channel, expected_session_id=body.session_id))
+
+
+@router.get("channels/{channel_id}/context", summary="The context report of the next mission")
+def context(request: HttpRequest, channel_id: int, instruction: str = "") -> dict[str, Any]:
+    channel = _channel(request, channel_id)
+    return context_for_next(
+        channel=channel, instruction=instruction[: settings.MAX_INSTRUCTION_CHARS]
+    ).report()
+
+
+@router.get("missions/{mission_id}", response=MissionOut, summary="One mission")
+def mission(request: HttpRequest, mission_id: int) -> dict[str, Any]:
+    found = mission_get_for_user(user=_user(request), mission_id=mission_id)
+    if found is None:
+        raise HttpError(404, "No such mission.")
+    return _mission_out(found)
+
+
+@router.post(
+    "missions/{mission_id}/retry",
+    response={202: RetryOut},
+    summary="Run a failed mission again (the same mission)",
+)
+def retry(request: HttpRequest, mission_id: int) -> Status[dict[str, Any]]:
+    found = mission_get_for_user(user=_user(request), mission_id=mission_id)
+    if found is None:
+        raise HttpError(404, "No such mission.")
+    retried = mission_retry(mission=found)
+    return Status(202, {"retried": retried, "mission": _mission_out(found)})
