@@ -16,3 +16,10 @@ def carry_over_session(session_id: int) -> bool:
 @shared_task(acks_late=True)
 def fold_late_mission(mission_id: int) -> bool:
     return summary_fold_late(mission_id=mission_id)
+
+
+@shared_task(acks_late=True)
+def extract_memory(mission_id: int) -> list[tuple[int, str]]:
+    from memory.memory_items import memory_extract_from_mission
+
+    return memory_extract_from_mission(mission_id=mission_id)

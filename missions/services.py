@@ -227,7 +227,7 @@ def mission_complete(
 ) -> Message:
     """Save the reply and its usage; then, on commit, announce it and fold what left the
     detail window."""
-    from memory.tasks import fold_late_mission, fold_session
+    from memory.tasks import extract_memory, fold_late_mission, fold_session
 
     finished_at = at or timezone.now()
     mission.reply = reply
@@ -280,6 +280,7 @@ def mission_complete(
     if mission.attempts > 1 and _already_past_watermark(mission):
         fold_late_mission.delay_on_commit(mission.pk)  # type: ignore[attr-defined]
     fold_session.delay_on_commit(mission.session_id)  # type: ignore[attr-defined]
+    extract_memory.delay_on_commit(mission.pk)  # type: ignore[attr-defined]
     return message
 
 
@@ -335,6 +336,7 @@ def mission_run(*, mission_id: int) -> None:
 
     Claimed with a conditional update, so a duplicate delivery of the task is a no-op."""
     from memory.context import context_for_mission
+    from memory.memory_items import memory_mark_used
 
     claimed = Mission.objects.filter(pk=mission_id, status=MissionStatus.QUEUED).update(
         status=MissionStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
@@ -345,6 +347,7 @@ def mission_run(*, mission_id: int) -> None:
         pk=mission_id
     )
     context = context_for_mission(mission=mission)
+    memory_mark_used(item_ids=[i for s in context.sections for i in s.memory_ids])
     provider = get_provider()
     pieces: list[str] = []
     try:

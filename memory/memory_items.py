@@ -1,0 +1,260 @@
+"""Writes for long-term memory (DESIGN.md §5): the only place that changes MemoryItem.
+
+Items keep their provenance (origin, source mission, who, when). Nothing is deleted: an
+item is retired, or superseded by a newer one that keeps the link."""
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
+from memory.summary import normalize, reverses, same_topic, subject_of
+from missions.models import Mission
+from office.models import Channel, ChannelKind, Employee, Office
+
+MAX_MEMORY_CHARS = 1_000
+
+
+class MemoryRejected(ValueError):
+    """A memory change that cannot be made; the message is for a person."""
+
+
+@dataclass(frozen=True)
+class Target:
+    office: Office
+    scope: str
+    employee: Employee | None = None
+    channel: Channel | None = None
+
+
+def memory_target(
+    *, office: Office, scope: str, employee: Employee | None = None, channel: Channel | None = None
+) -> Target:
+    """Check that a scope and its target fit together and belong to the office."""
+    if scope not in MemoryScope.values:
+        raise MemoryRejected(f"scope must be one of {', '.join(MemoryScope.values)}")
+    if scope == MemoryScope.EMPLOYEE and (employee is None or employee.office_id != office.pk):
+        raise MemoryRejected("an employee memory needs an employee of this office")
+    if scope == MemoryScope.CHANNEL and (channel is None or channel.office_id != office.pk):
+        raise MemoryRejected("a channel memory needs a channel of this office")
+    return Target(
+        office=office,
+        scope=scope,
+        employee=employee if scope == MemoryScope.EMPLOYEE else None,
+        channel=channel if scope == MemoryScope.CHANNEL else None,
+    )
+
+
+def _clean(text: str, kind: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        raise MemoryRejected("the text is empty")
+    if len(text) > MAX_MEMORY_CHARS:
+        raise MemoryRejected(
+            f"the text has {len(text)} characters; the limit is {MAX_MEMORY_CHARS}"
+        )
+    if kind not in MemoryKind.values:
+        raise MemoryRejected(f"kind must be one of {', '.join(MemoryKind.values)}")
+    return text
+
+
+def _same_target(target: Target) -> QuerySet[MemoryItem]:
+    return MemoryItem.objects.filter(
+        office=target.office,
+        scope=target.scope,
+        employee=target.employee,
+        channel=target.channel,
+        active=True,
+    )
+
+
+@transaction.atomic
+def memory_item_create(
+    *,
+    target: Target,
+    kind: str,
+    text: str,
+    origin: str,
+    pinned: bool = False,
+    source_mission: Mission | None = None,
+    created_by: User | None = None,
+) -> MemoryItem:
+    return MemoryItem.objects.create(
+        office=target.office,
+        scope=target.scope,
+        employee=target.employee,
+        channel=target.channel,
+        kind=kind,
+        text=_clean(text, kind),
+        origin=origin,
+        pinned=pinned,
+        source_mission=source_mission,
+        created_by=created_by,
+    )
+
+
+@transaction.atomic
+def memory_item_edit(
+    *,
+    item: MemoryItem,
+    text: str | None = None,
+    kind: str | None = None,
+    pinned: bool | None = None,
+) -> MemoryItem:
+    if not item.active:
+        raise MemoryRejected("a retired item cannot be edited; add a new one")
+    fields = ["updated_at"]
+    if kind is not None:
+        item.kind = kind
+        fields.append("kind")
+    if text is not None:
+        item.text = _clean(text, item.kind)
+        fields.append("text")
+    elif kind is not None:
+        _clean(item.text, item.kind)
+    if pinned is not None:
+        item.pinned = pinned
+        fields.append("pinned")
+    item.save(update_fields=fields)
+    return item
+
+
+@transaction.atomic
+def memory_item_retire(*, item: MemoryItem) -> MemoryItem:
+    item.active = False
+    item.save(update_fields=["active", "updated_at"])
+    return item
+
+
+@transaction.atomic
+def memory_item_supersede(
+    *,
+    old: MemoryItem,
+    text: str,
+    kind: str | None = None,
+    origin: str = MemoryOrigin.USER,
+    source_mission: Mission | None = None,
+    created_by: User | None = None,
+) -> MemoryItem:
+    """A new item that replaces `old`; the old one stays, retired, linked to its successor."""
+    target = Target(office=old.office, scope=old.scope, employee=old.employee, channel=old.channel)
+    new = memory_item_create(
+        target=target,
+        kind=kind or old.kind,
+        text=text,
+        origin=origin,
+        pinned=old.pinned,
+        source_mission=source_mission,
+        created_by=created_by,
+    )
+    old.active = False
+    old.superseded_by = new
+    old.save(update_fields=["active", "superseded_by", "updated_at"])
+    return new
+
+
+def _contradicts(new: str, old: str) -> bool:
+    """A newer statement about the same subject with another value, or an explicit change."""
+    subject = subject_of(new)
+    if subject and subject == subject_of(old):
+        return normalize(new) != normalize(old)
+    return reverses(new) and same_topic(new, old)
+
+
+@transaction.atomic
+def memory_item_remember(
+    *,
+    target: Target,
+    kind: str,
+    text: str,
+    origin: str,
+    source_mission: Mission | None = None,
+    created_by: User | None = None,
+) -> tuple[MemoryItem, str]:
+    """Store a candidate the way memory should grow: a duplicate is merged into the item
+    it repeats, a contradiction supersedes the item it replaces. Returns the item and
+    what happened: "created", "merged" or "superseded"."""
+    text = _clean(text, kind)
+    key = normalize(text)
+    candidates = list(_same_target(target).select_for_update())
+    for item in candidates:
+        if normalize(item.text) == key:
+            item.updated_at = timezone.now()
+            item.save(update_fields=["updated_at"])
+            return item, "merged"
+    for item in candidates:
+        if item.kind == kind and _contradicts(text, item.text):
+            return memory_item_supersede(
+                old=item,
+                text=text,
+                kind=kind,
+                origin=origin,
+                source_mission=source_mission,
+                created_by=created_by,
+            ), "superseded"
+    return memory_item_create(
+        target=target,
+        kind=kind,
+        text=text,
+        origin=origin,
+        source_mission=source_mission,
+        created_by=created_by,
+    ), "created"
+
+
+def extraction_target(mission: Mission) -> Target:
+    """Where what a mission teaches is remembered: the master and all-hands channels speak
+    for the whole office; a project remembers for the project; a 1:1 for that employee."""
+    channel = mission.channel
+    if channel.kind in (ChannelKind.MASTER, ChannelKind.ALL):
+        return Target(office=channel.office, scope=MemoryScope.OFFICE)
+    if channel.kind == ChannelKind.PROJECT:
+        return Target(office=channel.office, scope=MemoryScope.CHANNEL, channel=channel)
+    return Target(office=channel.office, scope=MemoryScope.EMPLOYEE, employee=mission.assignee)
+
+
+def memory_extract_from_mission(*, mission_id: int) -> list[tuple[int, str]]:
+    """Propose durable items from a finished mission and remember them. Runs in a task,
+    after the reply was saved; a failing model only loses the proposals."""
+    from llm.base import ProviderError
+    from llm.gateway import get_provider
+
+    mission = (
+        Mission.objects.select_related("channel__office", "assignee")
+        .filter(pk=mission_id, status="done")
+        .first()
+    )
+    if mission is None:
+        return []
+    try:
+        candidates = get_provider().extract_memory(
+            instruction=mission.instruction, reply=mission.reply
+        )
+    except ProviderError:
+        return []
+    target = extraction_target(mission)
+    results = []
+    for candidate in candidates.items:
+        kind = candidate.kind.strip().lower()
+        if kind not in MemoryKind.values:
+            continue
+        try:
+            item, outcome = memory_item_remember(
+                target=target,
+                kind=kind,
+                text=candidate.text,
+                origin=MemoryOrigin.EXTRACTED,
+                source_mission=mission,
+            )
+        except MemoryRejected:
+            continue
+        results.append((item.pk, outcome))
+    return results
+
+
+def memory_mark_used(*, item_ids: list[int]) -> None:
+    if item_ids:
+        MemoryItem.objects.filter(pk__in=item_ids).update(last_used_at=timezone.now())
