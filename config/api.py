@@ -28,3 +28,4 @@ api = NinjaAPI(
     urls_namespace="api",
 )
 api.add_router("/", "missions.api.router")
+api.add_router("/", "memory.api.router")

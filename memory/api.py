@@ -1,0 +1,181 @@
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.http import HttpRequest
+from ninja import Field, Router, Schema
+from ninja.errors import HttpError
+from ninja.responses import Status
+
+from memory.memory_items import (
+    MemoryRejected,
+    memory_item_create,
+    memory_item_edit,
+    memory_item_retire,
+    memory_item_supersede,
+    memory_target,
+)
+from memory.models import MemoryItem, MemoryOrigin
+from memory.selectors import memory_get_for_user, memory_list_for_user
+from office.models import Channel, Employee, Office
+
+router = Router(tags=["memory"])
+
+
+class MemoryOut(Schema):
+    id: int
+    office: int
+    scope: str
+    employee: int | None
+    channel: int | None
+    kind: str
+    text: str
+    origin: str
+    pinned: bool
+    active: bool
+    source_mission: int | None
+    superseded_by: int | None
+    created_at: datetime
+    updated_at: datetime
+    last_used_at: datetime | None
+
+
+class MemoryIn(Schema):
+    office: int
+    scope: str = Field(..., description="office, employee or channel")
+    employee: int | None = None
+    channel: int | None = None
+    kind: str = Field(..., description="preference, fact, rule or decision")
+    text: str
+    pinned: bool = False
+
+
+class MemoryEdit(Schema):
+    text: str | None = None
+    kind: str | None = None
+    pinned: bool | None = None
+
+
+class SupersedeIn(Schema):
+    text: str
+    kind: str | None = None
+
+
+class ErrorOut(Schema):
+    code: str
+    message: str
+
+
+def _user(request: HttpRequest) -> User:
+    return request.user  # type: ignore[return-value]
+
+
+def _out(item: MemoryItem) -> dict[str, Any]:
+    return {
+        "id": item.pk,
+        "office": item.office_id,
+        "scope": item.scope,
+        "employee": item.employee_id,
+        "channel": item.channel_id,
+        "kind": item.kind,
+        "text": item.text,
+        "origin": item.origin,
+        "pinned": item.pinned,
+        "active": item.active,
+        "source_mission": item.source_mission_id,
+        "superseded_by": item.superseded_by_id,
+        "created_at": item.created_at,
+        "updated_at": item.updated_at,
+        "last_used_at": item.last_used_at,
+    }
+
+
+def _item(request: HttpRequest, item_id: int) -> MemoryItem:
+    item = memory_get_for_user(user=_user(request), item_id=item_id)
+    if item is None:
+        raise HttpError(404, "No such memory item.")
+    return item
+
+
+@router.get("memory", response=list[MemoryOut], summary="Memory items of your offices")
+def memory_list(
+    request: HttpRequest,
+    office: int | None = None,
+    scope: str | None = None,
+    employee: int | None = None,
+    channel: int | None = None,
+    include_retired: bool = False,
+) -> list[dict[str, Any]]:
+    items = memory_list_for_user(
+        user=_user(request),
+        office_id=office,
+        scope=scope,
+        employee_id=employee,
+        channel_id=channel,
+        include_retired=include_retired,
+    )
+    return [_out(i) for i in items[:500]]
+
+
+@router.post("memory", response={201: MemoryOut, 400: ErrorOut}, summary="Remember something")
+def memory_create(request: HttpRequest, body: MemoryIn) -> Status[dict[str, Any]]:
+    user = _user(request)
+    office = Office.objects.filter(pk=body.office, owner=user).first()
+    if office is None:
+        raise HttpError(404, "No such office.")
+    employee = (
+        Employee.objects.filter(pk=body.employee, office=office).first() if body.employee else None
+    )
+    channel = (
+        Channel.objects.filter(pk=body.channel, office=office).first() if body.channel else None
+    )
+    try:
+        target = memory_target(office=office, scope=body.scope, employee=employee, channel=channel)
+        item = memory_item_create(
+            target=target,
+            kind=body.kind,
+            text=body.text,
+            origin=MemoryOrigin.USER,
+            pinned=body.pinned,
+            created_by=user,
+        )
+    except MemoryRejected as exc:
+        return Status(400, {"code": "invalid", "message": str(exc)})
+    return Status(201, _out(item))
+
+
+@router.patch(
+    "memory/{item_id}", response={200: MemoryOut, 400: ErrorOut}, summary="Edit, pin or unpin"
+)
+def memory_edit(request: HttpRequest, item_id: int, body: MemoryEdit) -> Status[dict[str, Any]]:
+    item = _item(request, item_id)
+    try:
+        memory_item_edit(item=item, text=body.text, kind=body.kind, pinned=body.pinned)
+    except MemoryRejected as exc:
+        return Status(400, {"code": "invalid", "message": str(exc)})
+    return Status(200, _out(item))
+
+
+@router.post("memory/{item_id}/retire", response=MemoryOut, summary="Stop using an item")
+def memory_retire(request: HttpRequest, item_id: int) -> dict[str, Any]:
+    return _out(memory_item_retire(item=_item(request, item_id)))
+
+
+@router.post(
+    "memory/{item_id}/supersede",
+    response={201: MemoryOut, 400: ErrorOut},
+    summary="Replace an item with a new one, keeping the old as history",
+)
+def memory_supersede(
+    request: HttpRequest, item_id: int, body: SupersedeIn
+) -> Status[dict[str, Any]]:
+    old = _item(request, item_id)
+    if not old.active:
+        return Status(400, {"code": "invalid", "message": "the item is already retired"})
+    try:
+        new = memory_item_supersede(
+            old=old, text=body.text, kind=body.kind, created_by=_user(request)
+        )
+    except MemoryRejected as exc:
+        return Status(400, {"code": "invalid", "message": str(exc)})
+    return Status(201, _out(new))

@@ -1,0 +1,53 @@
+"""Reads of long-term memory, scoped to what a user may see."""
+
+from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import Q, QuerySet
+
+from memory.models import MemoryItem
+from office.models import Channel
+
+
+def memory_list_for_user(
+    *,
+    user: User | AnonymousUser,
+    office_id: int | None = None,
+    scope: str | None = None,
+    employee_id: int | None = None,
+    channel_id: int | None = None,
+    include_retired: bool = False,
+) -> QuerySet[MemoryItem]:
+    if not user.is_authenticated:
+        return MemoryItem.objects.none()
+    items = MemoryItem.objects.filter(office__owner=user).select_related(
+        "employee", "channel", "source_mission", "superseded_by"
+    )
+    if office_id is not None:
+        items = items.filter(office_id=office_id)
+    if scope:
+        items = items.filter(scope=scope)
+    if employee_id is not None:
+        items = items.filter(employee_id=employee_id)
+    if channel_id is not None:
+        items = items.filter(channel_id=channel_id)
+    if not include_retired:
+        items = items.filter(active=True)
+    return items.order_by("-pinned", "-updated_at", "-id")
+
+
+def memory_get_for_user(*, user: User | AnonymousUser, item_id: int) -> MemoryItem | None:
+    if not user.is_authenticated:
+        return None
+    return MemoryItem.objects.filter(pk=item_id, office__owner=user).first()
+
+
+def memory_for_channel_panel(*, channel: Channel) -> QuerySet[MemoryItem]:
+    """What the people of a channel remember: the office's items, the channel's own, and
+    (in a 1:1) the employee's."""
+    scope = Q(scope="office") | Q(scope="channel", channel=channel)
+    if channel.employee_id is not None:
+        scope |= Q(scope="employee", employee_id=channel.employee_id)
+    return (
+        MemoryItem.objects.filter(scope, office_id=channel.office_id, active=True)
+        .select_related("employee", "channel")
+        .order_by("-pinned", "-updated_at")
+    )
