@@ -40,6 +40,7 @@ check: lint typecheck
 
 bench: install
 	$(PY) bench/context.py
+	$(PY) bench/memory.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3*

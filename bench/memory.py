@@ -1,0 +1,201 @@
+"""Long-term memory benchmark: retrieval time as an office's memory grows, and how often
+the one relevant item makes it into the prompt within MEMORY_BUDGET_CHARS.
+
+    python bench/memory.py                  # SQLite and, when reachable, PostgreSQL
+    python bench/memory.py --database postgres
+
+Offices of 100, 1,000 and 10,000 items; 100 probes, each planting one relevant item among
+the 10,000 and asking about it in other words than the item's own (only the name is
+shared, as when a person asks about "the Zanzibar account"). Timings are medians of
+interleaved rounds, reported as ratios to the 100-item office."""
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
+SIZES = (100, 1_000, 10_000)
+PROBES = 100
+ROUNDS = 30
+
+_SUBJECTS = [
+    "the invoice run",
+    "the team lunch",
+    "our support hours",
+    "the design review",
+    "the hiring plan",
+    "the office wifi",
+    "the sales pipeline",
+    "the backup job",
+    "the travel policy",
+    "the release train",
+    "the customer survey",
+    "the roadmap",
+]
+_VERBS = [
+    "happens",
+    "is scheduled",
+    "moves",
+    "is reviewed",
+    "is owned by the ops team",
+    "needs approval",
+    "is tracked",
+    "is paused",
+]
+_WHEN = [
+    "on Mondays",
+    "every quarter",
+    "at 9:30",
+    "after each sprint",
+    "in the spring",
+    "twice a month",
+    "before launches",
+    "on the last Friday",
+]
+_NAMES = [
+    "Zanzibar",
+    "Orinoco",
+    "Kestrel",
+    "Marigold",
+    "Tundra",
+    "Quasar",
+    "Halcyon",
+    "Juniper",
+    "Obsidian",
+    "Sequoia",
+]
+
+
+def filler(rng: random.Random, n: int) -> str:
+    return (
+        f"Note {n}: {rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} {rng.choice(_WHEN)}; "
+        f"ask {rng.choice(['Dana', 'Lee', 'Sam', 'Kim'])} about item {rng.randint(1, 999)}."
+    )
+
+
+def run_one_database() -> dict[str, object]:
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["TASK_RUNNER"] = "inline"
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import setup_databases, teardown_databases
+
+    from memory.context import context_for_next
+    from memory.models import MemoryItem
+    from office.services import office_create_with_team
+
+    old = setup_databases(verbosity=0, interactive=False)
+    try:
+        rng = random.Random(5)
+        owner = get_user_model().objects.create(username="bench")
+        offices = {}
+        for size in SIZES:
+            office = office_create_with_team(owner=owner, name=f"Memory {size}")
+            MemoryItem.objects.bulk_create(
+                (
+                    MemoryItem(
+                        office=office,
+                        scope="office",
+                        kind="fact",
+                        text=filler(rng, n),
+                        origin="admin",
+                    )
+                    for n in range(size)
+                ),
+                batch_size=1000,
+            )
+            offices[size] = office
+        channels = {
+            size: office.channels.get(kind="dm", employee__name="Theo")
+            for size, office in offices.items()
+        }
+        instruction = "Can you check when the design review happens and who owns it?"
+        timings: dict[int, list[float]] = {size: [] for size in SIZES}
+        for channel in channels.values():
+            context_for_next(channel=channel, instruction=instruction)
+        for _ in range(ROUNDS):
+            for size, channel in channels.items():
+                started = time.perf_counter()
+                context_for_next(channel=channel, instruction=instruction)
+                timings[size].append(time.perf_counter() - started)
+
+        # recall@budget: plant one item per probe in the 10,000-item office.
+        office, channel = offices[SIZES[-1]], channels[SIZES[-1]]
+        hits, over_budget = 0, 0
+        for probe in range(PROBES):
+            name = f"{rng.choice(_NAMES)}{probe}"
+            planted = MemoryItem.objects.create(
+                office=office,
+                scope="office",
+                kind="fact",
+                origin="admin",
+                text=f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly.",
+            )
+            question = f"Remind me: what do we know about {name}? Anything due soon?"
+            section = context_for_next(channel=channel, instruction=question).section("memory")
+            hits += planted.pk in section.memory_ids
+            over_budget += section.chars > settings.MEMORY_BUDGET_CHARS
+            planted.delete()
+        return {
+            "vendor": connection.vendor,
+            "assembly_ms": {size: statistics.median(t) * 1000 for size, t in timings.items()},
+            "recall_at_budget": hits / PROBES,
+            "over_budget": over_budget,
+            "budget": settings.MEMORY_BUDGET_CHARS,
+        }
+    finally:
+        teardown_databases(old, verbosity=0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one_database()))
+        return
+    targets = ["sqlite", "postgres"] if args.database == "both" else [args.database]
+    for target in targets:
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        if target == "postgres":
+            env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or PG_DEFAULT
+            env["TEST_DATABASE_NAME"] = "test_office_bench_memory"
+        result = subprocess.run(
+            [sys.executable, __file__, "--child"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            print(f"{target}: skipped ({result.stderr.strip().splitlines()[-1:]})")
+            continue
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+        times = {int(k): v for k, v in data["assembly_ms"].items()}
+        base = times[SIZES[0]]
+        print(f"\n== {data['vendor']} ==")
+        print(f"{'items':>7} {'assembly ms':>12} {'x100':>6}")
+        for size in SIZES:
+            print(f"{size:>7} {times[size]:>12.2f} {times[size] / base:>6.2f}")
+        print(
+            f"recall@budget over {PROBES} probes: {data['recall_at_budget']:.2f} "
+            f"(budget {data['budget']} chars; sections over budget: {data['over_budget']})"
+        )
+
+
+if __name__ == "__main__":
+    main()
