@@ -52,7 +52,8 @@ class OfflineProvider:
 
     def _compose_reply(self, messages: ChatMessages) -> str:
         system = _content(messages[0]) if messages else ""
-        who = system.split(".", 1)[0].removeprefix("You are ").strip() or "your colleague"
+        who = system.split(".", 1)[0].removeprefix("You are ").split(",", 1)[0].strip()
+        who = who or "your colleague"
         current = _content(messages[-1]) if messages else ""
         instruction = current.split("\n", 1)[-1].strip()
         context = "\n".join(_content(m) for m in messages[1:-1])

@@ -370,10 +370,19 @@ def assemble(
         if terms
         else []
     )
-    ranked_by_id = (
-        {i.pk: i for i in MemoryItem.objects.filter(pk__in=ranked_ids)} if ranked_ids else {}
-    )
-    ranked = [ranked_by_id[i] for i in ranked_ids if i in ranked_by_id]
+    if terms:
+        ranked_by_id = (
+            {i.pk: i for i in MemoryItem.objects.filter(pk__in=ranked_ids)} if ranked_ids else {}
+        )
+        ranked = [ranked_by_id[i] for i in ranked_ids if i in ranked_by_id]
+    else:
+        # Nothing to rank by (an empty or stop-word instruction): the freshest items.
+        ranked = list(
+            MemoryItem.objects.filter(scope)
+            .filter(pinned=False)
+            .exclude(kind=MemoryKind.RULE)
+            .order_by("-updated_at", "-id")[:MEMORY_CANDIDATES]
+        )
 
     colleagues = [e for e in office.employees.filter(is_active=True) if e.pk != employee.pk]
 

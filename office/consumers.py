@@ -60,8 +60,8 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content, ensure_ascii=False))
 
-    async def send_error(self, code: str, message: str) -> None:
-        await self.send_json({"type": events.ERROR, "code": code, "message": message})
+    async def send_error(self, code: str, message: str, **about: Any) -> None:
+        await self.send_json({"type": events.ERROR, "code": code, "message": message, **about})
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.channel is None:
@@ -103,7 +103,9 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         try:
             accepted = await database_sync_to_async(_accept)(self.channel, frame)
         except InstructionRejected as exc:
-            await self.send_error(exc.code, exc.message)
+            # The client_id tells the page which send was refused, so it can give the
+            # text back to the person.
+            await self.send_error(exc.code, exc.message, client_id=frame.client_id)
             return
         if not accepted.created:
             # A resend after a reconnect: show this socket the instruction it already sent.

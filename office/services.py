@@ -127,3 +127,31 @@ def office_create_with_team(*, owner: User, name: str) -> Office:
         office=office, name="Website launch", members=specialists, lead=specialists[0]
     )
     return office
+
+
+def office_for_user(*, user: User) -> Office:
+    """The user's office, created with the default team on first use."""
+    office = Office.objects.filter(owner=user).order_by("id").first()
+    if office is not None:
+        return office
+    return office_create_with_team(owner=user, name=f"{user.get_username()}'s office")
+
+
+@transaction.atomic
+def employee_edit(*, employee: Employee, name: str, role: str, persona: str) -> Employee:
+    employee.name, employee.role, employee.persona = name, role, persona
+    employee.save(update_fields=["name", "role", "persona"])
+    Channel.objects.filter(kind=ChannelKind.DM, employee=employee).update(name=name)
+    return employee
+
+
+@transaction.atomic
+def employee_retire(*, employee: Employee) -> Employee:
+    """Retired employees keep their history but take no new work. The chief of staff
+    cannot be retired: the master channel needs someone to answer."""
+    if employee.is_master:
+        raise ValueError("The chief of staff cannot be retired.")
+    employee.is_active = False
+    employee.save(update_fields=["is_active"])
+    Channel.objects.filter(lead=employee).update(lead=None)
+    return employee

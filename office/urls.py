@@ -5,4 +5,9 @@ from office import views
 app_name = "office"
 urlpatterns = [
     path("", views.office_home, name="home"),
+    path("signup/", views.signup, name="signup"),
+    path("employees/hire/", views.employee_hire_view, name="hire"),
+    path("employees/<int:employee_id>/", views.employee_edit_view, name="employee"),
+    path("projects/new/", views.project_create_view, name="project_new"),
+    path("c/<int:channel_id>/", views.chat, name="chat"),
 ]

@@ -1,14 +1,190 @@
-from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+"""The web chat: the office page, the chat page of every channel, sign-up."""
 
-from office.selectors import channel_list_for_office, office_list_for_user
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from missions.models import Message, Mission, MissionStatus
+from office.forms import EmployeeForm, ProjectForm
+from office.models import ChannelKind, Employee
+from office.selectors import channel_get_for_user, channel_list_for_office
+from office.services import (
+    employee_edit,
+    employee_hire,
+    employee_retire,
+    office_for_user,
+    project_channel_create,
+)
+from sessions.models import ChatSession
+from sessions.services import session_get_or_open_current
+
+TIMELINE_LIMIT = 300
+
+
+def _user(request: HttpRequest) -> User:
+    return request.user  # type: ignore[return-value]
 
 
 @login_required
 def office_home(request: HttpRequest) -> HttpResponse:
-    offices = [
-        {"office": office, "channels": list(channel_list_for_office(office=office))}
-        for office in office_list_for_user(user=request.user)
+    office = office_for_user(user=_user(request))
+    channels = list(channel_list_for_office(office=office))
+    busy: dict[int, Mission] = {}
+    for mission in Mission.objects.filter(
+        assignee__office=office, status__in=[MissionStatus.QUEUED, MissionStatus.RUNNING]
+    ).order_by("created_at"):
+        busy.setdefault(mission.assignee_id, mission)
+    dm_by_employee = {c.employee_id: c for c in channels if c.kind == ChannelKind.DM}
+    team = [
+        {"employee": e, "channel": dm_by_employee.get(e.pk), "working_on": busy.get(e.pk)}
+        for e in office.employees.filter(is_active=True)
     ]
-    return render(request, "office/home.html", {"offices": offices})
+    return render(
+        request,
+        "office/home.html",
+        {
+            "office": office,
+            "team": team,
+            "master": next((c for c in channels if c.kind == ChannelKind.MASTER), None),
+            "all_hands": next((c for c in channels if c.kind == ChannelKind.ALL), None),
+            "projects": [c for c in channels if c.kind == ChannelKind.PROJECT],
+            "retired": office.employees.filter(is_active=False),
+            "hire_form": EmployeeForm(office_id=office.pk),
+            "project_form": ProjectForm(office_id=office.pk),
+        },
+    )
+
+
+@login_required
+@require_POST
+def employee_hire_view(request: HttpRequest) -> HttpResponse:
+    office = office_for_user(user=_user(request))
+    form = EmployeeForm(request.POST, office_id=office.pk)
+    if form.is_valid():
+        employee_hire(office=office, **form.cleaned_data)
+        messages.success(request, f"{form.cleaned_data['name']} joined the office.")
+    else:
+        for field, errors in form.errors.items():
+            messages.error(request, f"{field}: {' '.join(str(e) for e in errors)}")
+    return redirect("office:home")
+
+
+@login_required
+def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
+    office = office_for_user(user=_user(request))
+    employee = get_object_or_404(Employee, pk=employee_id, office=office)
+    if request.method == "POST":
+        if request.POST.get("action") == "retire":
+            try:
+                employee_retire(employee=employee)
+                messages.success(request, f"{employee.name} was retired.")
+            except ValueError as exc:
+                messages.error(request, str(exc))
+            return redirect("office:home")
+        form = EmployeeForm(request.POST, office_id=office.pk, employee_id=employee.pk)
+        if form.is_valid():
+            employee_edit(employee=employee, **form.cleaned_data)
+            messages.success(request, f"{employee.name} was updated.")
+            return redirect("office:home")
+    else:
+        form = EmployeeForm(
+            initial={"name": employee.name, "role": employee.role, "persona": employee.persona},
+            office_id=office.pk,
+            employee_id=employee.pk,
+        )
+    return render(request, "office/employee.html", {"employee": employee, "form": form})
+
+
+@login_required
+@require_POST
+def project_create_view(request: HttpRequest) -> HttpResponse:
+    office = office_for_user(user=_user(request))
+    form = ProjectForm(request.POST, office_id=office.pk)
+    if form.is_valid():
+        channel = project_channel_create(
+            office=office,
+            name=form.cleaned_data["name"],
+            members=form.cleaned_data["members"],
+            lead=form.cleaned_data["lead"],
+        )
+        return redirect("office:chat", channel_id=channel.pk)
+    for field, errors in form.errors.items():
+        messages.error(request, f"{field}: {' '.join(str(e) for e in errors)}")
+    return redirect("office:home")
+
+
+@login_required
+def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
+    from office.events import message_payload
+    from sessions.tasks import check_long_session_on_entry
+
+    channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
+    if channel is None:
+        raise Http404("No such channel.")
+    current = session_get_or_open_current(channel=channel)
+    sessions = list(ChatSession.objects.filter(channel=channel).order_by("-number"))
+    shown = current
+    wanted = request.GET.get("session")
+    if wanted and wanted.isdigit():
+        shown = next((s for s in sessions if s.pk == int(wanted)), current)
+    rows = list(
+        Message.objects.filter(session=shown)
+        .select_related("author")
+        .order_by("-id")[:TIMELINE_LIMIT]
+    )[::-1]
+    if shown.pk == current.pk:
+        # Entering the channel is one of the two moments the long-session notice is due.
+        check_long_session_on_entry.delay(channel.pk)
+    members = [
+        e.name
+        for e in (
+            channel.members.filter(is_active=True)
+            if channel.kind == ChannelKind.PROJECT
+            else channel.office.employees.filter(is_active=True)
+        )
+    ]
+    return render(
+        request,
+        "office/chat.html",
+        {
+            "channel": channel,
+            "office": channel.office,
+            "sessions": sessions,
+            "shown": shown,
+            "current": current,
+            "read_only": shown.pk != current.pk,
+            "boot": {
+                "channel": channel.pk,
+                "kind": channel.kind,
+                "session": shown.pk,
+                "current_session": current.pk,
+                "read_only": shown.pk != current.pk,
+                "employee": channel.employee.name if channel.employee else None,
+                "employee_id": channel.employee_id,
+                "office": channel.office_id,
+                "members": members,
+                "messages": [message_payload(m) for m in rows],
+                "max_chars": settings.MAX_INSTRUCTION_CHARS,
+            },
+        },
+    )
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if not settings.SIGNUP_ENABLED:
+        raise Http404("Sign-up is turned off on this server.")
+    if request.user.is_authenticated:
+        return redirect("office:home")
+    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        office_for_user(user=user)
+        return redirect("office:home")
+    return render(request, "registration/signup.html", {"form": form})

@@ -1,0 +1,1585 @@
+"""Shared machinery of the end-to-end benchmarks (bench/realtime.py, bench/load.py).
+
+`Stack` brings up, on 127.0.0.1 only, everything a real deployment runs and tears it down
+again, bounded in time, even when the run fails:
+
+- a scratch PostgreSQL database with a unique name (dropped at the end, WITH (FORCE));
+- a dedicated Redis database index (refused when it already holds keys, flushed at the
+  start and at the end) for the channel layer and the Celery broker;
+- the local OpenAI-compatible server (`python -m tests.fake_openai`) in its own process;
+- `manage.py migrate`, then N users, each with an office (office_create_with_team), a
+  logged-in session cookie and, optionally, K finished missions already in the session of
+  the 1:1 channel the client will use (so that it crosses LONG_SESSION_MISSIONS during
+  the run) - done by this file run as a Django-configured subprocess (`setup`);
+- Daphne and W Celery workers (prefork), each waited for until ready (/healthz answers
+  200; every worker answers a Celery ping);
+- two sampling threads: peak RSS of every process started (VmHWM and VmRSS from
+  /proc/<pid>/status, Celery's prefork children included, plus the peak PSS of each
+  process tree) and peak connections to the scratch database (pg_stat_activity).
+
+`run_clients` drives the WebSocket clients (one per user, on that user's 1:1 channel,
+one instruction at a time), `check_database` counts what was stored, and the `print_*`
+helpers render the tables both benchmarks print.
+
+Run directly only as the setup subprocess:  python bench/harness.py setup SPEC OUT
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = ROOT / ".venv" / "bin"
+PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
+PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+CLIENT_ID_PREFIX = "bench-"
+SAMPLE_INTERVAL = 0.25
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+class BenchError(Exception):
+    """A step of the harness failed; the message says which and where its log is."""
+
+
+def _require_loopback(url: str, what: str) -> None:
+    host = urlsplit(url).hostname or ""
+    if host not in LOOPBACK:
+        raise BenchError(f"{what} must be on 127.0.0.1 (got host {host!r})")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# --- Configuration and fixtures ---------------------------------------------------------
+
+
+@dataclass
+class StackConfig:
+    users: int
+    # Finished missions already in each user's session, one entry per user.
+    prefill: list[int]
+    workers: int = 1
+    concurrency: int = 2
+    delay_ms: float = 0.0
+    redis_db: int = 11
+    redis_force: bool = False
+    pg_url: str = PG_DEFAULT
+    keep_logs: bool = False
+    label: str = "bench"
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.prefill) != self.users:
+            raise ValueError("prefill needs one entry per user")
+
+
+@dataclass(frozen=True)
+class UserFixture:
+    index: int
+    username: str
+    cookie_name: str
+    cookie: str
+    channel_id: int
+    session_id: int
+    employee: str
+    prefill: int
+
+
+@dataclass
+class Proc:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log_path: Path
+
+
+# --- Sampling: peak RSS of the process trees, peak database connections ------------------
+
+
+def _proc_children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1:
+            children[int(fields[1])].append(int(entry.name))
+    return children
+
+
+def _status_kib(pid: int) -> tuple[int, int]:
+    """(VmHWM, VmRSS) in KiB; (0, 0) once the process is gone."""
+    hwm = rss = 0
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1])
+                elif line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+    except OSError:
+        pass
+    return hwm, rss
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+@dataclass
+class PidPeak:
+    pid: int
+    role: str  # "main" or "child"
+    hwm_kib: int = 0
+    rss_kib: int = 0
+
+
+@dataclass
+class TreePeak:
+    name: str
+    pids: dict[int, PidPeak] = field(default_factory=dict)
+    tree_rss_kib: int = 0
+    tree_pss_kib: int = 0
+
+
+class Sampler:
+    """Samples the process trees and pg_stat_activity until stopped (bounded by max_seconds)."""
+
+    def __init__(self, *, pg_url: str, database: str, max_seconds: float) -> None:
+        self.pg_url = pg_url
+        self.database = database
+        self.max_seconds = max_seconds
+        self.trees: dict[str, TreePeak] = {}
+        self._roots: dict[str, int] = {}
+        self.peak_connections = 0
+        self.peak_active = 0
+        self.connection_samples = 0
+        self.rss_samples = 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self.errors: list[str] = []
+
+    def watch(self, name: str, pid: int) -> None:
+        with self._lock:
+            self._roots[name] = pid
+            self.trees.setdefault(name, TreePeak(name=name))
+
+    def start(self) -> None:
+        for target, name in ((self._rss_loop, "rss"), (self._pg_loop, "pg")):
+            thread = threading.Thread(target=target, name=f"bench-sampler-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def sample_rss(self) -> None:
+        with self._lock:
+            roots = dict(self._roots)
+        children = _proc_children()
+        for name, root in roots.items():
+            tree = self.trees[name]
+            pending: list[int] = [root]
+            seen: set[int] = set()
+            total_rss = total_pss = 0
+            while pending and len(seen) < 1000:
+                pid = pending.pop()
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                pending.extend(children.get(pid, []))
+                hwm, rss = _status_kib(pid)
+                if not hwm and not rss:
+                    continue
+                peak = tree.pids.setdefault(
+                    pid, PidPeak(pid=pid, role="main" if pid == root else "child")
+                )
+                peak.hwm_kib = max(peak.hwm_kib, hwm)
+                peak.rss_kib = max(peak.rss_kib, rss)
+                total_rss += rss
+                total_pss += _pss_kib(pid)
+            tree.tree_rss_kib = max(tree.tree_rss_kib, total_rss)
+            tree.tree_pss_kib = max(tree.tree_pss_kib, total_pss)
+        self.rss_samples += 1
+
+    def _rss_loop(self) -> None:
+        deadline = time.monotonic() + self.max_seconds
+        while time.monotonic() < deadline:
+            try:
+                self.sample_rss()
+            except Exception as exc:  # a sampler must never take the run down
+                self.errors.append(f"rss: {exc!r}")
+            if self._stop.wait(SAMPLE_INTERVAL):
+                return
+
+    def _pg_loop(self) -> None:
+        import psycopg
+
+        deadline = time.monotonic() + self.max_seconds
+        try:
+            conn = psycopg.connect(self.pg_url, autocommit=True, connect_timeout=5)
+        except Exception as exc:
+            self.errors.append(f"pg: {exc!r}")
+            return
+        with conn:
+            while time.monotonic() < deadline:
+                try:
+                    row = conn.execute(
+                        "SELECT count(*), count(*) FILTER (WHERE state = 'active') "
+                        "FROM pg_stat_activity WHERE datname = %s",
+                        (self.database,),
+                    ).fetchone()
+                    if row is not None:
+                        self.peak_connections = max(self.peak_connections, int(row[0]))
+                        self.peak_active = max(self.peak_active, int(row[1]))
+                        self.connection_samples += 1
+                except Exception as exc:
+                    self.errors.append(f"pg: {exc!r}")
+                    return
+                if self._stop.wait(SAMPLE_INTERVAL / 2):
+                    return
+
+
+# --- The stack --------------------------------------------------------------------------
+
+
+class Stack:
+    """Everything the benchmark runs against. Use as a context manager: whatever happens
+    inside, every process is stopped, the scratch database dropped and Redis flushed."""
+
+    def __init__(self, config: StackConfig, *, max_seconds: float) -> None:
+        self.config = config
+        self.max_seconds = max_seconds
+        token = secrets.token_hex(3)
+        self.run_id = f"{config.label}_{os.getpid()}_{token}"
+        self.db_name = f"bench_{self.run_id}".lower()
+        base = urlsplit(config.pg_url)
+        self.db_url = base._replace(path=f"/{self.db_name}").geturl()
+        self.redis_url = f"redis://127.0.0.1:6379/{config.redis_db}"
+        self.log_dir = Path(f"/tmp/{self.run_id}")
+        self.procs: list[Proc] = []
+        self.users: list[UserFixture] = []
+        self.fake_url = ""
+        self.http_port = 0
+        self.worker_names: list[str] = []
+        self.sampler: Sampler | None = None
+        self._db_created = False
+        self._redis_used = False
+        self._failed = False
+
+    # -- lifecycle
+
+    def __enter__(self) -> Stack:
+        _require_loopback(self.config.pg_url, "the PostgreSQL URL")
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._start()
+        except BaseException:
+            self._failed = True
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            self._failed = True
+        self.close()
+
+    def _start(self) -> None:
+        started = time.monotonic()
+        self._redis_prepare()
+        self._create_database()
+        self._start_fake_model()
+        self._migrate()
+        self._setup_users()
+        self.sampler = Sampler(
+            pg_url=self.config.pg_url, database=self.db_name, max_seconds=self.max_seconds
+        )
+        self.sampler.start()
+        self.sampler.watch("fake model", self.procs[0].popen.pid)
+        self._start_daphne()
+        self._start_workers()
+        self._wait_ready()
+        log(f"stack ready in {time.monotonic() - started:.1f} s (logs in {self.log_dir})")
+
+    def mark_failed(self) -> None:
+        """Keep the logs when the run closes."""
+        self._failed = True
+
+    def stop_services(self) -> None:
+        """Stop Daphne and the workers (the model server too), bounded: SIGTERM, then
+        SIGKILL to the process group after a grace period."""
+        if self.sampler is not None:
+            with contextlib.suppress(Exception):
+                self.sampler.sample_rss()
+        for proc in reversed(self.procs):
+            if proc.popen.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.popen.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 20
+        for proc in reversed(self.procs):
+            remaining = max(0.1, deadline - time.monotonic())
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.popen.wait(timeout=remaining)
+            # The group: prefork children a killed main process would otherwise orphan.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.popen.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.popen.wait(timeout=5)
+        if self.sampler is not None:
+            self.sampler.stop()
+
+    def close(self) -> None:
+        try:
+            self.stop_services()
+        finally:
+            try:
+                self._drop_database()
+            finally:
+                self._redis_flush()
+        if self._failed or self.config.keep_logs:
+            log(f"logs kept in {self.log_dir}")
+        else:
+            for path in self.log_dir.glob("*"):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            with contextlib.suppress(OSError):
+                self.log_dir.rmdir()
+
+    # -- Redis
+
+    def _redis_client(self) -> Any:
+        import redis
+
+        return redis.Redis.from_url(self.redis_url, socket_timeout=5, socket_connect_timeout=5)
+
+    def _redis_prepare(self) -> None:
+        client = self._redis_client()
+        try:
+            keys = int(client.dbsize())
+            if keys and not self.config.redis_force:
+                raise BenchError(
+                    f"Redis DB {self.config.redis_db} holds {keys} keys: it may be someone "
+                    "else's. Pick another --redis-db, or pass --redis-force to flush it."
+                )
+            client.flushdb()
+            self._redis_used = True
+        finally:
+            client.close()
+
+    def _redis_flush(self) -> None:
+        if not self._redis_used:
+            return
+        try:
+            client = self._redis_client()
+            try:
+                client.flushdb()
+            finally:
+                client.close()
+        except Exception as exc:
+            log(f"could not flush Redis DB {self.config.redis_db}: {exc!r}")
+
+    def queue_idle(self) -> bool:
+        """No task waiting in the broker and none delivered but unacknowledged."""
+        client = self._redis_client()
+        try:
+            # The queue and its priority variants are lists; task results are strings.
+            waiting = sum(
+                int(client.llen(key))
+                for key in client.scan_iter("celery*", count=1000, _type="list")
+            )
+            return waiting == 0 and int(client.hlen("unacked")) == 0
+        finally:
+            client.close()
+
+    # -- PostgreSQL
+
+    def _create_database(self) -> None:
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.config.pg_url, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.db_name)))
+        self._db_created = True
+        log(f"scratch database {self.db_name}")
+
+    def _drop_database(self) -> None:
+        if not self._db_created:
+            return
+        import psycopg
+        from psycopg import sql
+
+        try:
+            with psycopg.connect(self.config.pg_url, autocommit=True, connect_timeout=10) as conn:
+                conn.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                        sql.Identifier(self.db_name)
+                    )
+                )
+            self._db_created = False
+        except Exception as exc:
+            log(f"could not drop {self.db_name}: {exc!r}")
+
+    def connect_scratch(self) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.db_url, autocommit=True, connect_timeout=10)
+
+    # -- processes
+
+    def env(self) -> dict[str, str]:
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.lower().endswith("_proxy")
+            and key
+            not in (
+                "DATABASE_URL",
+                "REDIS_URL",
+                "TASK_RUNNER",
+                "TEST_DATABASE_NAME",
+                "LLM_PROVIDER",
+                "OPENAI_API_KEY",
+                "OPENAI_BASE_URL",
+                "OPENAI_MODEL",
+                "ALLOWED_HOSTS",
+                "OFFICE_ENV",
+                "DJANGO_SETTINGS_MODULE",
+            )
+        }
+        env.update(
+            {
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "DATABASE_URL": self.db_url,
+                "REDIS_URL": self.redis_url,
+                "TASK_RUNNER": "celery",
+                "LLM_PROVIDER": "openai",
+                "OPENAI_API_KEY": "sk-fake",
+                "OPENAI_MODEL": "fake-model",
+                "ALLOWED_HOSTS": "127.0.0.1,localhost",
+                "DEBUG": "0",
+                "LOG_LEVEL": "WARNING",
+                "NO_PROXY": "127.0.0.1,localhost",
+                "no_proxy": "127.0.0.1,localhost",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        if self.fake_url:
+            env["OPENAI_BASE_URL"] = self.fake_url
+        env.update(self.config.extra_env)
+        return env
+
+    def _spawn(self, name: str, argv: list[str]) -> Proc:
+        log_path = self.log_dir / f"{name.replace(' ', '-')}.log"
+        handle = open(log_path, "wb")  # noqa: SIM115 - the child keeps it; closed below
+        try:
+            popen = subprocess.Popen(
+                argv,
+                cwd=ROOT,
+                env=self.env(),
+                stdin=subprocess.DEVNULL,
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                # Its own process group: the whole tree can be stopped by the group id.
+                start_new_session=True,
+            )
+        finally:
+            handle.close()
+        proc = Proc(name=name, popen=popen, log_path=log_path)
+        self.procs.append(proc)
+        if self.sampler is not None:
+            self.sampler.watch(name, popen.pid)
+        return proc
+
+    def _run_step(self, name: str, argv: list[str], timeout: float) -> None:
+        log_path = self.log_dir / f"{name}.log"
+        started = time.monotonic()
+        with open(log_path, "wb") as handle:
+            try:
+                result = subprocess.run(
+                    argv,
+                    cwd=ROOT,
+                    env=self.env(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=handle,
+                    stderr=subprocess.STDOUT,
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired as exc:
+                raise BenchError(f"{name} took over {timeout:.0f} s; see {log_path}") from exc
+        if result.returncode != 0:
+            raise BenchError(f"{name} failed: {_tail(log_path)}")
+        log(f"{name} done in {time.monotonic() - started:.1f} s")
+
+    def _start_fake_model(self) -> None:
+        proc = self._spawn(
+            "fake model",
+            [
+                PYTHON,
+                "-m",
+                "tests.fake_openai",
+                "--port",
+                str(free_port()),
+                "--delay-ms",
+                str(self.config.delay_ms),
+            ],
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            first = proc.log_path.read_text(errors="replace").splitlines()
+            if first and first[0].startswith("http://127.0.0.1:"):
+                self.fake_url = first[0].strip()
+                log(f"fake model at {self.fake_url} (delay {self.config.delay_ms:g} ms)")
+                return
+            if proc.popen.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise BenchError(f"the fake model server did not start: {_tail(proc.log_path)}")
+
+    def _migrate(self) -> None:
+        self._run_step("migrate", [PYTHON, "manage.py", "migrate", "--noinput"], timeout=300)
+
+    def _setup_users(self) -> None:
+        spec_path = self.log_dir / "setup-spec.json"
+        out_path = self.log_dir / "setup-out.json"
+        spec_path.write_text(json.dumps({"run_id": self.run_id, "prefill": self.config.prefill}))
+        self._run_step(
+            "setup",
+            [PYTHON, str(Path(__file__).resolve()), "setup", str(spec_path), str(out_path)],
+            timeout=600,
+        )
+        self.users = [UserFixture(**row) for row in json.loads(out_path.read_text())]
+        log(
+            f"{len(self.users)} users with offices and session cookies "
+            f"({sum(u.prefill for u in self.users)} missions pre-filled)"
+        )
+
+    def _start_daphne(self) -> None:
+        self.http_port = free_port()
+        self._spawn(
+            "daphne",
+            [
+                str(VENV_BIN / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.http_port),
+                "config.asgi:application",
+            ],
+        )
+
+    def _start_workers(self) -> None:
+        for number in range(1, self.config.workers + 1):
+            node = f"w{number}.{self.run_id}@127.0.0.1"
+            self.worker_names.append(node)
+            self._spawn(
+                f"worker {number}",
+                [
+                    str(VENV_BIN / "celery"),
+                    "-A",
+                    "config",
+                    "worker",
+                    "--pool=prefork",
+                    f"--concurrency={self.config.concurrency}",
+                    "-Q",
+                    "celery",
+                    "-n",
+                    node,
+                    "--loglevel=WARNING",
+                    "--without-gossip",
+                    "--without-mingle",
+                ],
+            )
+
+    def _check_alive(self) -> None:
+        for proc in self.procs:
+            code = proc.popen.poll()
+            if code is not None:
+                raise BenchError(f"{proc.name} exited with {code}: {_tail(proc.log_path)}")
+
+    def _wait_ready(self) -> None:
+        from celery import Celery
+
+        deadline = time.monotonic() + 90
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        url = f"http://127.0.0.1:{self.http_port}/healthz"
+        healthy = False
+        last = ""
+        while time.monotonic() < deadline and not healthy:
+            self._check_alive()
+            try:
+                with opener.open(url, timeout=5) as response:
+                    healthy = response.status == 200
+            except urllib.error.HTTPError as exc:
+                last = f"{exc.code}: {exc.read()[:300]!r}"
+            except OSError as exc:
+                last = repr(exc)
+            if not healthy:
+                time.sleep(0.25)
+        if not healthy:
+            raise BenchError(f"Daphne never answered /healthz with 200 (last: {last})")
+        log(f"daphne ready on 127.0.0.1:{self.http_port}")
+        app = Celery("bench-ping", broker=self.redis_url)
+        try:
+            pending = set(self.worker_names)
+            while pending and time.monotonic() < deadline:
+                self._check_alive()
+                for reply in app.control.ping(timeout=1.0) or []:
+                    pending -= set(reply)
+            if pending:
+                raise BenchError(f"workers never answered a ping: {sorted(pending)}")
+        finally:
+            app.close()
+        log(f"{len(self.worker_names)} worker(s) ready, concurrency {self.config.concurrency}")
+
+    def wait_queue_idle(self, timeout: float) -> bool:
+        """Wait until the broker has been idle for two polls in a row (tasks that follow a
+        reply, like the long-session check, may still be running)."""
+        deadline = time.monotonic() + timeout
+        idle_in_a_row = 0
+        while time.monotonic() < deadline:
+            idle_in_a_row = idle_in_a_row + 1 if self.queue_idle() else 0
+            if idle_in_a_row >= 2:
+                return True
+            time.sleep(0.25)
+        return False
+
+    def service_failures(self) -> list[str]:
+        """Processes that died during the run, and error lines in their logs."""
+        failures = []
+        for proc in self.procs:
+            code = proc.popen.poll()
+            if code is not None and code not in (0, -signal.SIGTERM, -signal.SIGKILL):
+                failures.append(f"{proc.name} exited with {code}")
+            text = proc.log_path.read_text(errors="replace")
+            errors = [
+                line
+                for line in text.splitlines()
+                if " ERROR " in line or "Traceback" in line or "CRITICAL" in line
+            ]
+            if errors:
+                failures.append(f"{proc.name}: {len(errors)} error line(s), first: {errors[0]}")
+        return failures
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return f"(no log at {path})"
+    return f"see {path}; last lines:\n    " + "\n    ".join(text[-lines:])
+
+
+# --- WebSocket clients ------------------------------------------------------------------
+
+
+@dataclass
+class Instruction:
+    client_id: str
+    sent: float = 0.0
+    mission: int | None = None
+    first_delta: float | None = None
+    done: float | None = None
+    done_frames: int = 0
+    employee_frames: int = 0
+    error: str = ""
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def to_first_delta(self) -> float | None:
+        return None if self.first_delta is None else self.first_delta - self.sent
+
+    @property
+    def to_done(self) -> float | None:
+        return None if self.done is None else self.done - self.sent
+
+
+@dataclass
+class ClientRun:
+    user: UserFixture
+    instructions: list[Instruction] = field(default_factory=list)
+    notices: list[dict[str, Any]] = field(default_factory=list)
+    error_frames: list[str] = field(default_factory=list)
+    unmatched: Counter[str] = field(default_factory=Counter)
+    failure: str = ""
+
+
+@dataclass
+class ClientsOutcome:
+    runs: list[ClientRun]
+    started: float
+    finished: float
+    queue_idle: bool
+
+    @property
+    def instructions(self) -> list[Instruction]:
+        return [i for run in self.runs for i in run.instructions]
+
+    @property
+    def elapsed(self) -> float:
+        return max(self.finished - self.started, 1e-9)
+
+
+class _ClientState:
+    def __init__(self, run: ClientRun) -> None:
+        self.run = run
+        self.by_client_id: dict[str, Instruction] = {}
+        self.by_mission: dict[int, Instruction] = {}
+        # Frames about a mission whose instruction echo has not arrived yet.
+        self.early: dict[int, list[tuple[str, float]]] = defaultdict(list)
+        self.current: Instruction | None = None
+
+    def _apply(self, item: Instruction, kind: str, at: float) -> None:
+        if kind == "delta":
+            if item.first_delta is None:
+                item.first_delta = at
+        elif kind == "done":
+            item.done_frames += 1
+            if item.done is None:
+                item.done = at
+                item.finished.set()
+        elif kind == "employee":
+            item.employee_frames += 1
+        elif kind == "error":
+            item.error = item.error or "mission failed (error message)"
+            item.finished.set()
+
+    def _about_mission(self, mission: Any, kind: str, at: float) -> None:
+        if not isinstance(mission, int):
+            self.run.unmatched[kind] += 1
+            return
+        item = self.by_mission.get(mission)
+        if item is None:
+            self.early[mission].append((kind, at))
+        else:
+            self._apply(item, kind, at)
+
+    def handle(self, raw: str | bytes, at: float) -> None:
+        frame = json.loads(raw)
+        kind = frame.get("type")
+        if kind == "reply.delta":
+            self._about_mission(frame.get("mission"), "delta", at)
+        elif kind == "reply.done":
+            self._about_mission(frame.get("mission"), "done", at)
+        elif kind == "notice":
+            self.run.notices.append(frame.get("message") or {})
+        elif kind == "message":
+            message = frame.get("message") or {}
+            message_kind = message.get("kind")
+            if message_kind == "user":
+                client_id = (message.get("payload") or {}).get("client_id", "")
+                item = self.by_client_id.get(client_id)
+                mission = message.get("mission")
+                if item is None or not isinstance(mission, int):
+                    self.run.unmatched["user"] += 1
+                    return
+                if item.mission is not None and item.mission != mission:
+                    item.error = f"echoed with two missions: {item.mission} and {mission}"
+                item.mission = mission
+                self.by_mission[mission] = item
+                for early_kind, early_at in self.early.pop(mission, []):
+                    self._apply(item, early_kind, early_at)
+            elif message_kind == "employee":
+                self._about_mission(message.get("mission"), "employee", at)
+            elif message_kind == "error":
+                self._about_mission(message.get("mission"), "error", at)
+        elif kind == "error":
+            text = f"{frame.get('code')}: {frame.get('message')}"
+            self.run.error_frames.append(text)
+            if self.current is not None and not self.current.finished.is_set():
+                self.current.error = text
+                self.current.finished.set()
+
+
+async def _client(
+    *,
+    ws_url: str,
+    origin: str,
+    run: ClientRun,
+    count: int,
+    run_token: str,
+    connected: asyncio.Event,
+    go: asyncio.Event,
+    sent_all: asyncio.Event,
+    release: asyncio.Event,
+    per_instruction_timeout: float,
+) -> None:
+    from websockets.asyncio.client import connect
+    from websockets.typing import Origin
+
+    user = run.user
+    state = _ClientState(run)
+    try:
+        async with connect(
+            f"{ws_url}/ws/channels/{user.channel_id}/",
+            origin=Origin(origin),
+            additional_headers={"Cookie": f"{user.cookie_name}={user.cookie}"},
+            compression=None,
+            ping_interval=None,
+            open_timeout=60,
+            close_timeout=5,
+            max_size=2**22,
+        ) as ws:
+
+            async def reader() -> None:
+                async for raw in ws:
+                    state.handle(raw, time.perf_counter())
+
+            reading = asyncio.create_task(reader())
+            connected.set()
+            try:
+                await go.wait()
+                for number in range(count):
+                    client_id = f"{CLIENT_ID_PREFIX}{run_token}-{user.index}-{number}"
+                    item = Instruction(client_id=client_id)
+                    state.by_client_id[client_id] = item
+                    state.current = item
+                    run.instructions.append(item)
+                    text = f"Request {number + 1} from client {user.index}: status of task {number}"
+                    item.sent = time.perf_counter()
+                    await ws.send(
+                        json.dumps({"type": "instruction", "text": text, "client_id": client_id})
+                    )
+                    try:
+                        await asyncio.wait_for(item.finished.wait(), per_instruction_timeout)
+                    except TimeoutError:
+                        item.error = item.error or (
+                            f"no reply.done within {per_instruction_timeout:g} s"
+                        )
+                    if reading.done():
+                        run.failure = "the server closed the socket"
+                        break
+                sent_all.set()
+                # Stay connected while the queue drains: late notices still arrive here.
+                await release.wait()
+                await asyncio.sleep(0.3)
+            finally:
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reading
+    except Exception as exc:
+        run.failure = run.failure or f"{type(exc).__name__}: {exc}"
+    finally:
+        connected.set()
+        sent_all.set()
+
+
+async def _run_clients(
+    stack: Stack, *, instructions: int, per_instruction_timeout: float, phase_timeout: float
+) -> ClientsOutcome:
+    ws_url = f"ws://127.0.0.1:{stack.http_port}"
+    origin = f"http://127.0.0.1:{stack.http_port}"
+    run_token = secrets.token_hex(3)
+    go, release = asyncio.Event(), asyncio.Event()
+    runs = [ClientRun(user=user) for user in stack.users]
+    connected = [asyncio.Event() for _ in runs]
+    sent_all = [asyncio.Event() for _ in runs]
+    tasks = [
+        asyncio.create_task(
+            _client(
+                ws_url=ws_url,
+                origin=origin,
+                run=run,
+                count=instructions,
+                run_token=run_token,
+                connected=connected[n],
+                go=go,
+                sent_all=sent_all[n],
+                release=release,
+                per_instruction_timeout=per_instruction_timeout,
+            )
+        )
+        for n, run in enumerate(runs)
+    ]
+    phase_deadline = time.monotonic() + phase_timeout
+    queue_idle = False
+    started = finished = time.perf_counter()
+    try:
+        await asyncio.wait_for(asyncio.gather(*(event.wait() for event in connected)), timeout=120)
+        failed = [run for run in runs if run.failure]
+        log(f"{len(runs) - len(failed)} of {len(runs)} clients connected")
+        started = time.perf_counter()
+        go.set()
+        remaining = max(1.0, phase_deadline - time.monotonic())
+        try:
+            await asyncio.wait_for(
+                asyncio.gather(*(event.wait() for event in sent_all)), timeout=remaining
+            )
+        except TimeoutError:
+            log(f"the client phase hit its {phase_timeout:g} s limit")
+        done_times = [i.done for run in runs for i in run.instructions if i.done is not None]
+        finished = max(done_times) if done_times else time.perf_counter()
+        log(f"all clients finished after {time.perf_counter() - started:.1f} s; draining")
+        queue_idle = await asyncio.to_thread(stack.wait_queue_idle, 60.0)
+        if not queue_idle:
+            log("the broker queue did not drain within 60 s")
+    finally:
+        release.set()
+        try:
+            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=30)
+        except TimeoutError:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return ClientsOutcome(runs=runs, started=started, finished=finished, queue_idle=queue_idle)
+
+
+def run_clients(
+    stack: Stack, *, instructions: int, per_instruction_timeout: float, phase_timeout: float
+) -> ClientsOutcome:
+    return asyncio.run(
+        _run_clients(
+            stack,
+            instructions=instructions,
+            per_instruction_timeout=per_instruction_timeout,
+            phase_timeout=phase_timeout,
+        )
+    )
+
+
+# --- What the database holds afterwards -------------------------------------------------
+
+
+@dataclass
+class ChannelCheck:
+    user: UserFixture
+    expected: int
+    found: int = 0
+    other_missions: int = 0
+    duplicate_client_ids: int = 0
+    not_done: list[str] = field(default_factory=list)
+    empty_replies: int = 0
+    reply_counts: Counter[int] = field(default_factory=Counter)
+    instruction_counts: Counter[int] = field(default_factory=Counter)
+    mission_count: int = 0
+    notices: int = 0
+    notice_expected: int = 0
+    sessions: int = 0
+
+    @property
+    def lost(self) -> int:
+        return max(0, self.expected - self.found)
+
+    @property
+    def doubled(self) -> int:
+        return self.duplicate_client_ids + self.other_missions + max(0, self.found - self.expected)
+
+    @property
+    def replies_ok(self) -> bool:
+        return set(self.reply_counts.elements()) <= {1} and sum(self.reply_counts.values()) == len(
+            self.reply_counts
+        )
+
+
+@dataclass
+class DatabaseCheck:
+    channels: list[ChannelCheck]
+    missions_elsewhere: int
+    failed_missions: int
+    error_messages: int
+    threshold: int
+
+    @property
+    def expected(self) -> int:
+        return sum(c.expected for c in self.channels)
+
+    @property
+    def found(self) -> int:
+        return sum(c.found for c in self.channels)
+
+    @property
+    def lost(self) -> int:
+        return sum(c.lost for c in self.channels)
+
+    @property
+    def doubled(self) -> int:
+        return sum(c.doubled for c in self.channels) + self.missions_elsewhere
+
+    @property
+    def not_done(self) -> int:
+        return sum(len(c.not_done) for c in self.channels)
+
+    @property
+    def empty_replies(self) -> int:
+        return sum(c.empty_replies for c in self.channels)
+
+    @property
+    def bad_reply_counts(self) -> int:
+        return sum(1 for c in self.channels for n in c.reply_counts.values() if n != 1) + sum(
+            c.found - len(c.reply_counts) for c in self.channels
+        )
+
+    @property
+    def bad_instruction_counts(self) -> int:
+        return sum(1 for c in self.channels for n in c.instruction_counts.values() if n != 1)
+
+    @property
+    def bad_session_counts(self) -> int:
+        return sum(1 for c in self.channels if c.mission_count != c.user.prefill + c.expected)
+
+    @property
+    def count_ok(self) -> bool:
+        return not (
+            self.lost
+            or self.doubled
+            or self.not_done
+            or self.empty_replies
+            or self.bad_reply_counts
+            or self.bad_instruction_counts
+            or self.bad_session_counts
+        )
+
+    @property
+    def notice_mismatches(self) -> list[ChannelCheck]:
+        return [c for c in self.channels if c.notices != c.notice_expected]
+
+
+def check_database(stack: Stack, *, instructions: int, threshold: int = 20) -> DatabaseCheck:
+    """Count, per client channel, the missions, replies and notices the run stored."""
+    channel_ids = [u.channel_id for u in stack.users]
+    by_channel = {u.channel_id: ChannelCheck(user=u, expected=instructions) for u in stack.users}
+    prefix = CLIENT_ID_PREFIX + "%"
+    with stack.connect_scratch() as conn:
+        rows = conn.execute(
+            """
+            SELECT m.id, m.channel_id, m.client_id, m.status, length(m.reply),
+                   (SELECT count(*) FROM missions_message x
+                     WHERE x.mission_id = m.id AND x.kind = 'employee'),
+                   (SELECT count(*) FROM missions_message x
+                     WHERE x.mission_id = m.id AND x.kind = 'user')
+              FROM missions_mission m
+             WHERE m.channel_id = ANY(%s) AND m.client_id LIKE %s
+            """,
+            (channel_ids, prefix),
+        ).fetchall()
+        client_ids: dict[int, Counter[str]] = defaultdict(Counter)
+        for mission, channel, client_id, status, reply_len, replies, users in rows:
+            check = by_channel[channel]
+            check.found += 1
+            client_ids[channel][client_id] += 1
+            if status != "done":
+                check.not_done.append(f"{mission}:{status}")
+            if not reply_len:
+                check.empty_replies += 1
+            check.reply_counts[mission] = int(replies)
+            check.instruction_counts[mission] = int(users)
+        for channel, counter in client_ids.items():
+            by_channel[channel].duplicate_client_ids = sum(n - 1 for n in counter.values())
+        others = conn.execute(
+            """
+            SELECT channel_id, count(*) FROM missions_mission
+             WHERE channel_id = ANY(%s) AND client_id NOT LIKE %s
+             GROUP BY channel_id
+            """,
+            (channel_ids, prefix),
+        ).fetchall()
+        for channel, count in others:
+            check = by_channel[channel]
+            # The pre-filled missions are expected; anything more was not sent by a client.
+            check.other_missions = max(0, int(count) - check.user.prefill)
+        for channel, mission_count, sessions in conn.execute(
+            """
+            SELECT channel_id, sum(mission_count), count(*) FROM chat_sessions_chatsession
+             WHERE channel_id = ANY(%s) GROUP BY channel_id
+            """,
+            (channel_ids,),
+        ).fetchall():
+            by_channel[channel].mission_count = int(mission_count)
+            by_channel[channel].sessions = int(sessions)
+        for channel, count in conn.execute(
+            """
+            SELECT channel_id, count(*) FROM missions_message
+             WHERE channel_id = ANY(%s) AND kind = 'notice' GROUP BY channel_id
+            """,
+            (channel_ids,),
+        ).fetchall():
+            by_channel[channel].notices = int(count)
+        elsewhere_row = conn.execute(
+            "SELECT count(*) FROM missions_mission WHERE NOT (channel_id = ANY(%s))",
+            (channel_ids,),
+        ).fetchone()
+        failed_row = conn.execute(
+            "SELECT count(*) FROM missions_mission WHERE status = 'failed'"
+        ).fetchone()
+        errors_row = conn.execute(
+            "SELECT count(*) FROM missions_message WHERE kind = 'error'"
+        ).fetchone()
+    for check in by_channel.values():
+        total = check.user.prefill + check.expected
+        check.notice_expected = 1 if total >= threshold else 0
+    return DatabaseCheck(
+        channels=list(by_channel.values()),
+        missions_elsewhere=int(elsewhere_row[0]) if elsewhere_row else 0,
+        failed_missions=int(failed_row[0]) if failed_row else 0,
+        error_messages=int(errors_row[0]) if errors_row else 0,
+        threshold=threshold,
+    )
+
+
+# --- Figures and tables -----------------------------------------------------------------
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Linear interpolation between closest ranks; nan for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return ordered[0]
+    rank = (len(ordered) - 1) * p / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def _ms(seconds: float) -> str:
+    return "-" if seconds != seconds else f"{seconds * 1000:,.0f} ms"
+
+
+def print_table(title: str, rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    print(f"\n{title}")
+    for number, row in enumerate(rows):
+        print("  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
+        if number == 0:
+            print("  " + "  ".join("-" * w for w in widths))
+
+
+def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> None:
+    items = outcome.instructions
+    first = [d for i in items if (d := i.to_first_delta) is not None]
+    done = [d for i in items if (d := i.to_done) is not None]
+    header = ("from instruction to", "n", *(f"p{p}" for p in percentiles), "mean", "max")
+    rows: list[tuple[str, ...]] = [header]
+    for label, values in (("first reply.delta", first), ("reply.done", done)):
+        rows.append(
+            (
+                label,
+                str(len(values)),
+                *(_ms(percentile(values, p)) for p in percentiles),
+                _ms(statistics.fmean(values) if values else float("nan")),
+                _ms(max(values) if values else float("nan")),
+            )
+        )
+    print_table("Latency", rows)
+
+
+def print_throughput(outcome: ClientsOutcome) -> None:
+    items = outcome.instructions
+    done = sum(1 for i in items if i.done is not None)
+    rows: list[tuple[str, ...]] = [
+        ("throughput", "value"),
+        ("instructions sent", str(sum(1 for i in items if i.sent))),
+        ("reply.done received", str(done)),
+        ("wall time (first send to last reply.done)", f"{outcome.elapsed:.1f} s"),
+        ("missions per second", f"{done / outcome.elapsed:.2f}"),
+    ]
+    print_table("Throughput", rows)
+
+
+def client_problems(outcome: ClientsOutcome) -> list[str]:
+    problems: list[str] = []
+    for run in outcome.runs:
+        who = f"client {run.user.index} (channel {run.user.channel_id})"
+        if run.failure:
+            problems.append(f"{who}: {run.failure}")
+        for item in run.instructions:
+            if item.error:
+                problems.append(f"{who} {item.client_id}: {item.error}")
+            elif item.done_frames != 1:
+                problems.append(f"{who} {item.client_id}: {item.done_frames} reply.done frames")
+            elif item.employee_frames != 1:
+                problems.append(
+                    f"{who} {item.client_id}: {item.employee_frames} reply message frames"
+                )
+        if run.error_frames:
+            problems.append(f"{who}: error frames {run.error_frames[:3]}")
+        if run.unmatched:
+            problems.append(f"{who}: frames matching no instruction {dict(run.unmatched)}")
+    return problems
+
+
+def print_counts(check: DatabaseCheck, outcome: ClientsOutcome, *, with_notices: bool) -> list[str]:
+    """Print the count check; return the problems found (empty when all is well)."""
+    client_side = client_problems(outcome)
+    received_done = sum(1 for i in outcome.instructions if i.done is not None)
+    rows: list[tuple[str, ...]] = [
+        ("count check", "value", "expected"),
+        ("missions stored for the instructions sent", str(check.found), str(check.expected)),
+        ("lost (instruction without a mission)", str(check.lost), "0"),
+        ("doubled (extra missions or duplicates)", str(check.doubled), "0"),
+        ("missions not done", str(check.not_done), "0"),
+        ("done with an empty reply", str(check.empty_replies), "0"),
+        ("missions without exactly one saved reply", str(check.bad_reply_counts), "0"),
+        ("missions without exactly one instruction", str(check.bad_instruction_counts), "0"),
+        ("sessions whose mission_count is off", str(check.bad_session_counts), "0"),
+        ("missions in other channels", str(check.missions_elsewhere), "0"),
+        (
+            "failed missions / error messages",
+            f"{check.failed_missions} / {check.error_messages}",
+            "0 / 0",
+        ),
+        ("reply.done received by the clients", str(received_done), str(check.expected)),
+        ("client-side problems", str(len(client_side)), "0"),
+    ]
+    print_table("Count check", rows)
+    problems: list[str] = []
+    if not check.count_ok:
+        for channel in check.channels:
+            if channel.lost or channel.doubled or channel.not_done or channel.empty_replies:
+                problems.append(
+                    f"channel {channel.user.channel_id} (client {channel.user.index}): "
+                    f"found {channel.found}/{channel.expected}, doubled {channel.doubled}, "
+                    f"not done {channel.not_done[:5]}, empty {channel.empty_replies}"
+                )
+            bad = {m: n for m, n in channel.reply_counts.items() if n != 1}
+            if bad:
+                problems.append(
+                    f"channel {channel.user.channel_id}: reply messages per mission {bad}"
+                )
+            if channel.mission_count != channel.user.prefill + channel.expected:
+                problems.append(
+                    f"channel {channel.user.channel_id}: session mission_count "
+                    f"{channel.mission_count}, expected {channel.user.prefill + channel.expected}"
+                )
+        if not problems:
+            problems.append("count check failed")
+    if check.missions_elsewhere:
+        problems.append(f"{check.missions_elsewhere} missions in channels no client used")
+    problems.extend(client_side)
+    if with_notices:
+        problems.extend(print_notices(check, outcome))
+    return problems
+
+
+def print_notices(check: DatabaseCheck, outcome: ClientsOutcome) -> list[str]:
+    received = {run.user.channel_id: len(run.notices) for run in outcome.runs}
+    crossing = [c for c in check.channels if c.notice_expected]
+    staying = [c for c in check.channels if not c.notice_expected]
+    rows: list[tuple[str, ...]] = [
+        ("long-session notices", "stored", "received", "expected"),
+        (
+            f"sessions that reached {check.threshold} ({len(crossing)})",
+            str(sum(c.notices for c in crossing)),
+            str(sum(received.get(c.user.channel_id, 0) for c in crossing)),
+            str(len(crossing)),
+        ),
+        (
+            f"sessions that stayed below ({len(staying)})",
+            str(sum(c.notices for c in staying)),
+            str(sum(received.get(c.user.channel_id, 0) for c in staying)),
+            "0",
+        ),
+    ]
+    print_table("Notices (exactly one per session that crossed the threshold)", rows)
+    problems = []
+    for c in check.channels:
+        got = received.get(c.user.channel_id, 0)
+        if c.notices != c.notice_expected or got != c.notice_expected:
+            problems.append(
+                f"channel {c.user.channel_id} (prefill {c.user.prefill}): "
+                f"{c.notices} notice(s) stored, {got} received, {c.notice_expected} expected"
+            )
+    return problems
+
+
+def print_resources(stack: Stack) -> None:
+    sampler = stack.sampler
+    if sampler is None:
+        return
+    rows: list[tuple[str, ...]] = [
+        ("process", "pid", "peak RSS (VmHWM)", "children", "largest child", "tree PSS peak")
+    ]
+    for name, tree in sampler.trees.items():
+        mains = [p for p in tree.pids.values() if p.role == "main"]
+        kids = [p for p in tree.pids.values() if p.role == "child"]
+        main = mains[0] if mains else None
+        rows.append(
+            (
+                name,
+                str(main.pid) if main else "-",
+                _mib(max(main.hwm_kib, main.rss_kib)) if main else "-",
+                str(len(kids)),
+                _mib(max(max(k.hwm_kib, k.rss_kib) for k in kids)) if kids else "-",
+                _mib(tree.tree_pss_kib),
+            )
+        )
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rows.append(("benchmark clients (this process)", str(os.getpid()), _mib(own), "0", "-", "-"))
+    print_table(f"Peak memory ({sampler.rss_samples} samples)", rows)
+    print_table(
+        "Database",
+        [
+            ("PostgreSQL connections to the scratch database", "peak"),
+            ("all (pg_stat_activity)", str(sampler.peak_connections)),
+            ("active at once", str(sampler.peak_active)),
+            ("samples", str(sampler.connection_samples)),
+        ],
+    )
+    if sampler.errors:
+        print(f"  sampler errors: {sampler.errors[:3]}")
+
+
+def run_benchmark(
+    args: Any,
+    *,
+    title: str,
+    prefill: list[int],
+    percentiles: tuple[int, ...],
+    notices_must_match: bool,
+) -> int:
+    """Bring the stack up, run the clients, check the database, print the tables.
+    Returns the exit code: 1 if the count check (and, if asked, the notice check) failed."""
+    threshold = int(os.environ.get("LONG_SESSION_MISSIONS") or 20)
+    config = StackConfig(
+        users=args.clients,
+        prefill=prefill,
+        workers=args.workers,
+        concurrency=args.concurrency,
+        delay_ms=args.delay_ms,
+        redis_db=args.redis_db,
+        redis_force=args.redis_force,
+        pg_url=args.pg_url,
+        keep_logs=args.keep_logs,
+        label=title.split()[0].lower(),
+    )
+    budget = args.timeout + 600  # setup and teardown on top of the client phase
+    with run_deadline(budget), Stack(config, max_seconds=budget) as stack:
+        outcome = run_clients(
+            stack,
+            instructions=args.instructions,
+            per_instruction_timeout=args.instruction_timeout,
+            phase_timeout=args.timeout,
+        )
+        stack.stop_services()
+        check = check_database(stack, instructions=args.instructions, threshold=threshold)
+        print(
+            f"\n{title}: {args.clients} clients x {args.instructions} instructions; "
+            f"{args.workers} Celery worker(s) x {args.concurrency} prefork children; "
+            f"model delay {args.delay_ms:g} ms; "
+            f"{sum(1 for n in prefill if n)} sessions pre-filled with {max(prefill, default=0)} "
+            f"missions; notice threshold {threshold}"
+        )
+        print_throughput(outcome)
+        print_latency(outcome, percentiles)
+        problems = print_counts(check, outcome, with_notices=False)
+        notice_problems = print_notices(check, outcome)
+        print_resources(stack)
+        service = stack.service_failures()
+        if not outcome.queue_idle:
+            service.append("the broker queue had not drained 60 s after the last reply")
+        failed = bool(problems) or (notices_must_match and bool(notice_problems))
+        print("\nResult: " + ("FAILED" if failed else "OK"))
+        for line in [*problems, *notice_problems][:40]:
+            print(f"  - {line}")
+        if service:
+            print("Service log findings:")
+            for line in service:
+                print(f"  - {line}")
+        if failed or service:
+            stack.mark_failed()
+    return 1 if failed else 0
+
+
+def _mib(kib: int) -> str:
+    return f"{kib / 1024:,.1f} MiB"
+
+
+@contextlib.contextmanager
+def run_deadline(seconds: float) -> Iterator[None]:
+    """SIGALRM after `seconds`, SIGTERM at any time: both unwind through every cleanup."""
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        raise BenchError(f"stopped by {signal.Signals(signum).name}")
+
+    previous_alarm = signal.signal(signal.SIGALRM, on_signal)
+    previous_term = signal.signal(signal.SIGTERM, on_signal)
+    signal.alarm(max(1, int(seconds)))
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous_alarm)
+        signal.signal(signal.SIGTERM, previous_term)
+
+
+def add_common_arguments(
+    parser: Any, *, clients: int, instructions: int, workers: int, delay_ms: float
+) -> None:
+    parser.add_argument("--clients", type=int, default=clients, help="concurrent WebSocket clients")
+    parser.add_argument(
+        "--delay-ms", type=float, default=delay_ms, help="the model server's wait before a reply"
+    )
+    parser.add_argument(
+        "--instructions", type=int, default=instructions, help="instructions per client"
+    )
+    parser.add_argument("--workers", type=int, default=workers, help="Celery worker processes")
+    parser.add_argument(
+        "--concurrency", type=int, default=2, help="prefork children per Celery worker"
+    )
+    parser.add_argument(
+        "--redis-db", type=int, default=11, help="Redis DB index for this run (must be empty)"
+    )
+    parser.add_argument(
+        "--redis-force", action="store_true", help="flush the Redis DB even if it holds keys"
+    )
+    parser.add_argument("--pg-url", default=os.environ.get("BENCH_PG_URL") or PG_DEFAULT)
+    parser.add_argument(
+        "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=900.0, help="seconds the client phase may take"
+    )
+    parser.add_argument("--keep-logs", action="store_true", help="keep the processes' logs")
+
+
+# --- The setup subprocess (Django-configured) ---------------------------------------------
+
+
+def _setup_main(spec_path: str, out_path: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from datetime import timedelta
+
+    from django.conf import settings
+    from django.contrib.auth.models import User
+    from django.db import transaction
+    from django.test import Client
+    from django.utils import timezone
+
+    from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
+    from office.models import Channel, ChannelKind
+    from office.services import office_create_with_team
+    from sessions.models import ChatSession
+
+    spec = json.loads(Path(spec_path).read_text())
+    run_id: str = spec["run_id"]
+    out: list[dict[str, Any]] = []
+    now = timezone.now()
+    for index, prefill in enumerate(spec["prefill"]):
+        user = User(username=f"bench{index}-{run_id}"[:150])
+        user.set_unusable_password()
+        user.save()
+        office = office_create_with_team(owner=user, name="Bench office")
+        channel = (
+            Channel.objects.select_related("employee")
+            .filter(office=office, kind=ChannelKind.DM, employee__is_master=False)
+            .order_by("employee_id")
+            .first()
+        )
+        assert channel is not None and channel.employee is not None
+        session = ChatSession.objects.get(channel=channel, closed_at__isnull=True)
+        if prefill:
+            with transaction.atomic():
+                missions = Mission.objects.bulk_create(
+                    Mission(
+                        session=session,
+                        channel=channel,
+                        seq=seq,
+                        source=MissionSource.DM,
+                        assignee=channel.employee,
+                        instruction=f"Earlier request {seq}: draft item {seq} of the plan.",
+                        reply=f"Done: item {seq} of the plan is drafted and shared.",
+                        status=MissionStatus.DONE,
+                        attempts=1,
+                        created_at=now - timedelta(minutes=prefill - seq + 1),
+                        started_at=now - timedelta(minutes=prefill - seq + 1),
+                        finished_at=now - timedelta(minutes=prefill - seq + 1),
+                    )
+                    for seq in range(1, prefill + 1)
+                )
+                Message.objects.bulk_create(
+                    message
+                    for mission in missions
+                    for message in (
+                        Message(
+                            channel=channel,
+                            session=session,
+                            mission=mission,
+                            kind=MessageKind.USER,
+                            text=mission.instruction,
+                            payload={"client_id": "", "seq": mission.seq},
+                            created_at=mission.created_at,
+                        ),
+                        Message(
+                            channel=channel,
+                            session=session,
+                            mission=mission,
+                            kind=MessageKind.EMPLOYEE,
+                            author=channel.employee,
+                            text=mission.reply,
+                            payload={"seq": mission.seq},
+                            created_at=mission.created_at,
+                        ),
+                    )
+                )
+                ChatSession.objects.filter(pk=session.pk).update(mission_count=prefill)
+        client = Client()
+        client.force_login(user)
+        cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
+        out.append(
+            {
+                "index": index,
+                "username": user.username,
+                "cookie_name": settings.SESSION_COOKIE_NAME,
+                "cookie": cookie,
+                "channel_id": channel.pk,
+                "session_id": session.pk,
+                "employee": channel.employee.name,
+                "prefill": prefill,
+            }
+        )
+    Path(out_path).write_text(json.dumps(out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "setup":
+        _setup_main(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit("usage: harness.py setup SPEC OUT (the benchmarks are realtime.py and load.py)")

@@ -1,0 +1,499 @@
+// The chat page: one WebSocket per channel, a timeline built from saved messages, replies
+// streamed as they arrive, quiet reconnects that fetch what was missed by id, and the
+// context and memory panels. Plain JavaScript; every text is inserted as text, never as
+// HTML, except the small Markdown renderer below, which escapes before it formats.
+"use strict";
+
+(function () {
+  const boot = JSON.parse(document.getElementById("boot").textContent);
+  const csrf = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value || "";
+  const timeline = document.getElementById("timeline");
+  const working = document.getElementById("working");
+  const connection = document.getElementById("connection");
+  const composer = document.getElementById("composer");
+  const input = document.getElementById("instruction");
+
+  let socket = null;
+  let lastId = 0;
+  let retryDelay = 1000;
+  const seen = new Set();
+  const streams = new Map(); // mission id -> element being streamed into
+  const outbox = new Map(); // client_id -> text, until the server echoes the instruction
+  const pending = new Set(); // missions waiting for a reply
+
+  // --- rendering ---------------------------------------------------------------------
+
+  function escapeHtml(text) {
+    return text.replace(/[&<>"']/g, (c) => ({
+      "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
+    })[c]);
+  }
+
+  // Markdown for replies: escape first, then a few safe constructs (code, bold, italic,
+  // lists, paragraphs). No raw HTML and no links survive.
+  function markdown(text) {
+    const blocks = escapeHtml(text).split(/```/);
+    return blocks.map((block, i) => {
+      if (i % 2 === 1) return "<pre><code>" + block.replace(/^\w*\n/, "") + "</code></pre>";
+      return block.split(/\n{2,}/).map((para) => {
+        const lines = para.split("\n");
+        if (lines.every((l) => /^\s*[-*] /.test(l) || !l.trim())) {
+          return "<ul>" + lines.filter((l) => l.trim())
+            .map((l) => "<li>" + inline(l.replace(/^\s*[-*] /, "")) + "</li>").join("") + "</ul>";
+        }
+        return para.trim() ? "<p>" + lines.map(inline).join("<br>") + "</p>" : "";
+      }).join("");
+    }).join("");
+  }
+
+  function inline(text) {
+    return text
+      .replace(/`([^`]+)`/g, "<code>$1</code>")
+      .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
+      .replace(/(^|[^*])\*([^*]+)\*/g, "$1<em>$2</em>");
+  }
+
+  function stamp(iso) {
+    const d = new Date(iso);
+    return isNaN(d) ? "" : d.toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+  }
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function render(message) {
+    if (seen.has(message.id)) return;
+    seen.add(message.id);
+    lastId = Math.max(lastId, message.id);
+    const item = el("li", "msg " + message.kind);
+    item.id = "msg-" + message.id;
+    item.dataset.id = message.id;
+    if (message.mission) item.dataset.mission = message.mission;
+    const meta = el("div", "meta");
+    const who = message.kind === "user" ? "You" : message.author || (message.kind === "notice" ? "Office" : "");
+    const seq = message.payload && message.payload.seq ? " · #" + message.payload.seq : "";
+    meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") + seq;
+    if (message.kind === "user" && message.payload && message.payload.seq) {
+      item.id = "mission-" + message.payload.seq;
+    }
+    item.appendChild(meta);
+    const body = el("div", "body");
+    if (message.kind === "employee") body.innerHTML = markdown(message.text);
+    else body.textContent = message.text;
+    item.appendChild(body);
+    if (message.kind === "error" && message.payload && message.payload.retry && !boot.read_only) {
+      const retry = el("button", "retry", "Retry");
+      retry.type = "button";
+      retry.addEventListener("click", () => retryMission(message.mission, retry));
+      item.appendChild(retry);
+    }
+    if (message.kind === "notice" && message.payload && message.payload.action && !boot.read_only) {
+      const start = el("button", "primary", message.payload.action.label || "Start new session");
+      start.type = "button";
+      start.addEventListener("click", () => startSession(start));
+      item.appendChild(start);
+    }
+    if (message.kind === "event" && message.payload && message.payload.child_channel) {
+      const link = el("a", "link", "Open " + (message.payload.employee || "") + "’s channel");
+      link.href = "/c/" + message.payload.child_channel + "/";
+      item.appendChild(link);
+    }
+    // A notice belongs right under the instruction that triggered it.
+    const after = message.payload && message.payload.after_message;
+    const anchor = after && document.getElementById("msg-" + after);
+    if (anchor && anchor.nextSibling) timeline.insertBefore(item, anchor.nextSibling);
+    else timeline.appendChild(item);
+    if (message.kind === "user") {
+      if (message.payload && message.payload.client_id) outbox.delete(message.payload.client_id);
+      removePendingBubble(message.payload && message.payload.client_id);
+      if (message.mission) pending.add(message.mission);
+    }
+    if ((message.kind === "employee" || message.kind === "error") && message.mission) {
+      pending.delete(message.mission);
+      const streaming = streams.get(message.mission);
+      if (streaming) { streaming.remove(); streams.delete(message.mission); }
+    }
+    updateWorking();
+    item.scrollIntoView({ block: "end" });
+  }
+
+  function updateWorking() {
+    if (!working) return;
+    working.hidden = pending.size === 0;
+    working.textContent = pending.size ? (boot.employee || "The team") + " is working…" : "";
+  }
+
+  function delta(frame) {
+    let bubble = streams.get(frame.mission);
+    if (!bubble) {
+      bubble = el("li", "msg employee streaming");
+      bubble.appendChild(el("div", "meta", (boot.employee || "Reply") + " · typing…"));
+      bubble.appendChild(el("div", "body", ""));
+      timeline.appendChild(bubble);
+      streams.set(frame.mission, bubble);
+    }
+    bubble.lastChild.textContent += frame.text;
+    bubble.scrollIntoView({ block: "end" });
+  }
+
+  function pendingBubble(clientId, text) {
+    const item = el("li", "msg user sending");
+    item.dataset.client = clientId;
+    item.appendChild(el("div", "meta", "You · sending…"));
+    item.appendChild(el("div", "body", text));
+    timeline.appendChild(item);
+  }
+
+  function removePendingBubble(clientId) {
+    if (!clientId) return;
+    const bubble = timeline.querySelector('li.sending[data-client="' + clientId + '"]');
+    if (bubble) bubble.remove();
+  }
+
+  // --- the socket --------------------------------------------------------------------
+
+  function status(text) {
+    if (connection) connection.textContent = text;
+  }
+
+  function connect() {
+    if (boot.read_only) return;
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.host + "/ws/channels/" + boot.channel + "/");
+    socket.addEventListener("open", async () => {
+      status("");
+      retryDelay = 1000;
+      await resync();
+      for (const [clientId, text] of outbox) send(clientId, text);
+    });
+    socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
+    socket.addEventListener("close", (event) => {
+      if (event.code === 4404) { status("This channel is not available."); return; }
+      status("Reconnecting…");
+      setTimeout(connect, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 15000);
+    });
+  }
+
+  function handle(frame) {
+    if (frame.type === "message" || frame.type === "notice") {
+      if (frame.message.session === boot.session) render(frame.message);
+    } else if (frame.type === "reply.delta") {
+      delta(frame);
+    } else if (frame.type === "reply.done") {
+      if (frame.message.session === boot.session) render(frame.message);
+    } else if (frame.type === "session.started") {
+      location.href = "/c/" + boot.channel + "/";
+    } else if (frame.type === "error") {
+      status(frame.message);
+      if (frame.client_id && outbox.has(frame.client_id)) {
+        // The instruction was refused: give the text back so nothing is lost.
+        if (input && !input.value) input.value = outbox.get(frame.client_id);
+        outbox.delete(frame.client_id);
+        removePendingBubble(frame.client_id);
+      }
+    }
+  }
+
+  async function resync() {
+    let more = true;
+    while (more) {
+      const response = await fetch("/api/channels/" + boot.channel + "/messages?after=" + lastId,
+        { credentials: "same-origin" });
+      if (!response.ok) return;
+      const page = await response.json();
+      page.messages.filter((m) => m.session === boot.session).forEach(render);
+      const highest = page.messages.reduce((max, m) => Math.max(max, m.id), lastId);
+      more = page.has_more && highest > lastId;
+      lastId = highest;
+    }
+  }
+
+  function send(clientId, text) {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ type: "instruction", text: text, client_id: clientId }));
+    }
+  }
+
+  function newClientId() {
+    return (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random()).slice(0, 64);
+  }
+
+  function submit() {
+    const text = input.value.trim();
+    if (!text) return;
+    if (text.length > boot.max_chars) {
+      status("The instruction has " + text.length + " characters; the limit is " + boot.max_chars + ".");
+      return;
+    }
+    const clientId = newClientId();
+    outbox.set(clientId, text);
+    pendingBubble(clientId, text);
+    input.value = "";
+    hideMentions();
+    send(clientId, text); // if the socket is down, it goes when the socket is back
+  }
+
+  async function api(method, url, body) {
+    const response = await fetch(url, {
+      method: method,
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.message || data.detail || response.statusText);
+    return data;
+  }
+
+  async function retryMission(missionId, button) {
+    button.disabled = true;
+    try {
+      await api("POST", "/api/missions/" + missionId + "/retry");
+      pending.add(missionId);
+      updateWorking();
+    } catch (error) {
+      status(error.message);
+      button.disabled = false;
+    }
+  }
+
+  function startSession(button) {
+    if (button) button.disabled = true;
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ type: "session.new", session_id: boot.current_session }));
+    } else {
+      api("POST", "/api/channels/" + boot.channel + "/sessions", { session_id: boot.current_session })
+        .then(() => { location.href = "/c/" + boot.channel + "/"; })
+        .catch((error) => { status(error.message); if (button) button.disabled = false; });
+    }
+  }
+
+  // --- @name completion (project channels) --------------------------------------------
+
+  const mentions = document.getElementById("mentions");
+  let choice = 0;
+
+  function mentionQuery() {
+    const before = input.value.slice(0, input.selectionStart);
+    const match = before.match(/@([\w.-]*)$/);
+    return match ? match[1].toLowerCase() : null;
+  }
+
+  function hideMentions() {
+    if (mentions) { mentions.hidden = true; mentions.textContent = ""; }
+  }
+
+  function showMentions() {
+    const query = boot.kind === "project" || boot.kind === "master" || boot.kind === "all" ? mentionQuery() : null;
+    if (query === null || !mentions) { hideMentions(); return; }
+    const names = boot.members.filter((n) => n.toLowerCase().startsWith(query));
+    if (!names.length) { hideMentions(); return; }
+    mentions.textContent = "";
+    choice = Math.min(choice, names.length - 1);
+    names.forEach((name, i) => {
+      const option = el("li", i === choice ? "active" : "", "@" + name);
+      option.setAttribute("role", "option");
+      option.addEventListener("mousedown", (event) => { event.preventDefault(); complete(name); });
+      mentions.appendChild(option);
+    });
+    mentions.hidden = false;
+  }
+
+  function complete(name) {
+    const start = input.selectionStart;
+    const before = input.value.slice(0, start).replace(/@[\w.-]*$/, "@" + name + " ");
+    input.value = before + input.value.slice(start);
+    input.selectionStart = input.selectionEnd = before.length;
+    hideMentions();
+  }
+
+  if (composer) {
+    composer.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
+    input.addEventListener("input", () => { choice = 0; showMentions(); });
+    input.addEventListener("keydown", (event) => {
+      const open = mentions && !mentions.hidden;
+      if (open && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+        event.preventDefault();
+        choice += event.key === "ArrowDown" ? 1 : -1;
+        choice = Math.max(0, choice);
+        showMentions();
+      } else if (open && (event.key === "Tab" || event.key === "Enter")) {
+        event.preventDefault();
+        complete(mentions.children[choice].textContent.slice(1));
+      } else if (open && event.key === "Escape") {
+        hideMentions();
+      } else if (event.key === "Enter" && !event.shiftKey) {
+        event.preventDefault();
+        submit();
+      }
+    });
+  }
+
+  // --- panels ------------------------------------------------------------------------
+
+  function toggle(buttonId, panelId, onOpen) {
+    const button = document.getElementById(buttonId);
+    const panel = document.getElementById(panelId);
+    if (!button || !panel) return;
+    button.addEventListener("click", () => {
+      panel.hidden = !panel.hidden;
+      button.setAttribute("aria-expanded", String(!panel.hidden));
+      if (!panel.hidden) onOpen();
+    });
+  }
+
+  function refLinks(text) {
+    // "[#3, s1#7]" pointers become links to the missions they cite.
+    const frag = document.createDocumentFragment();
+    const parts = text.split(/(s\d+#\d+|#\d+)/);
+    parts.forEach((part) => {
+      const own = part.match(/^#(\d+)$/);
+      if (own) {
+        const a = el("a", "ref", part);
+        a.href = "#mission-" + own[1];
+        frag.appendChild(a);
+      } else {
+        frag.appendChild(document.createTextNode(part));
+      }
+    });
+    return frag;
+  }
+
+  function summaryList(title, items) {
+    const wrap = el("div", "summary-block");
+    wrap.appendChild(el("h4", "", title));
+    const list = el("ul");
+    items.forEach((item) => {
+      const li = el("li", item.superseded ? "superseded" : "");
+      const pointers = (item.missions || []).map((s) => (item.session ? "s" + item.session : "") + "#" + s).join(", ");
+      li.appendChild(refLinks(item.text + (pointers ? " [" + pointers + "]" : "")));
+      list.appendChild(li);
+    });
+    wrap.appendChild(list);
+    return wrap;
+  }
+
+  async function loadContext() {
+    const body = document.getElementById("context-body");
+    body.textContent = "Loading…";
+    try {
+      const [report, summary] = await Promise.all([
+        api("GET", "/api/channels/" + boot.channel + "/context"),
+        api("GET", "/api/channels/" + boot.channel + "/summary"),
+      ]);
+      body.textContent = "";
+      const table = el("ul", "sections");
+      report.sections.forEach((section) => {
+        const li = el("li", "section");
+        const label = section.name + ": " + section.chars + (section.budget ? " / " + section.budget : "") + " chars";
+        li.appendChild(el("span", "label", label));
+        if (section.budget) {
+          const bar = el("progress");
+          bar.max = section.budget;
+          bar.value = Math.min(section.chars, section.budget);
+          bar.setAttribute("aria-label", label);
+          li.appendChild(bar);
+        }
+        if (section.mission_seqs.length) {
+          li.appendChild(el("span", "held", " missions " + section.mission_seqs.map((s) => "#" + s).join(", ")));
+        }
+        if (section.memory_ids.length) {
+          li.appendChild(el("span", "held", " memory " + section.memory_ids.join(", ")));
+        }
+        table.appendChild(li);
+      });
+      body.appendChild(table);
+      body.appendChild(el("p", "muted", "Total: " + report.total_chars + " chars"));
+      const state = summary.state || {};
+      const head = el("h3", "", "Rolling summary" + (summary.carry_over_pending ? " (carrying over…)" : ""));
+      body.appendChild(head);
+      if (state.goal) body.appendChild(el("p", "goal", "Goal: " + state.goal));
+      [["Decisions", state.decisions], ["Constraints and preferences", state.constraints],
+        ["Facts", state.facts], ["Open questions", state.open_questions],
+        ["Next actions", state.next_actions]].forEach(([title, items]) => {
+        if (items && items.length) body.appendChild(summaryList(title, items));
+      });
+      if (!state.goal && !(state.decisions || []).length && !(state.facts || []).length) {
+        body.appendChild(el("p", "muted", "Nothing folded yet: every mission is still in full detail."));
+      }
+    } catch (error) {
+      body.textContent = "Could not load the context: " + error.message;
+    }
+  }
+
+  async function loadMemory() {
+    const list = document.getElementById("memory-list");
+    list.textContent = "";
+    try {
+      const items = await api("GET", "/api/channels/" + boot.channel + "/memory");
+      if (!items.length) list.appendChild(el("li", "muted", "Nothing remembered yet."));
+      items.forEach((item) => list.appendChild(memoryRow(item)));
+    } catch (error) {
+      list.appendChild(el("li", "muted", "Could not load memory: " + error.message));
+    }
+  }
+
+  function memoryRow(item) {
+    const li = el("li", "memory-item" + (item.pinned ? " pinned" : ""));
+    li.dataset.id = item.id;
+    li.appendChild(el("span", "kind", item.kind + " · " + item.scope));
+    const text = el("span", "text", item.text);
+    li.appendChild(text);
+    const pin = el("button", "small", item.pinned ? "Unpin" : "Pin");
+    pin.type = "button";
+    pin.addEventListener("click", () => api("PATCH", "/api/memory/" + item.id, { pinned: !item.pinned }).then(loadMemory, (e) => status(e.message)));
+    const edit = el("button", "small", "Edit");
+    edit.type = "button";
+    edit.addEventListener("click", () => {
+      const field = el("input");
+      field.value = item.text;
+      field.setAttribute("aria-label", "Edit memory");
+      text.replaceWith(field);
+      field.focus();
+      field.addEventListener("keydown", (event) => {
+        if (event.key === "Enter") api("PATCH", "/api/memory/" + item.id, { text: field.value }).then(loadMemory, (e) => status(e.message));
+        if (event.key === "Escape") loadMemory();
+      });
+    });
+    const retire = el("button", "small", "Retire");
+    retire.type = "button";
+    retire.addEventListener("click", () => api("POST", "/api/memory/" + item.id + "/retire").then(loadMemory, (e) => status(e.message)));
+    li.append(pin, edit, retire);
+    return li;
+  }
+
+  const memoryForm = document.getElementById("memory-add");
+  if (memoryForm) {
+    memoryForm.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const data = new FormData(memoryForm);
+      const body = { office: boot.office, scope: data.get("scope"), kind: data.get("kind"), text: data.get("text") };
+      if (body.scope === "employee") body.employee = boot.employee_id;
+      if (body.scope === "channel") body.channel = boot.channel;
+      try {
+        await api("POST", "/api/memory", body);
+        memoryForm.reset();
+        loadMemory();
+      } catch (error) {
+        status(error.message);
+      }
+    });
+  }
+
+  toggle("open-context", "context-panel", loadContext);
+  toggle("open-memory", "memory-panel", loadMemory);
+  const newSession = document.getElementById("new-session");
+  if (newSession) newSession.addEventListener("click", () => startSession(newSession));
+  const switcher = document.getElementById("session-switch");
+  if (switcher) switcher.addEventListener("change", () => {
+    location.href = "/c/" + boot.channel + "/?session=" + switcher.value;
+  });
+
+  boot.messages.forEach(render);
+  connect();
+})();
