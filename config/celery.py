@@ -118,3 +118,29 @@ def start_embedded_sweeper() -> None:
                 connections.close_all()
 
     threading.Thread(target=loop, name="office-sweeper", daemon=True).start()
+
+
+def run_canvas(canvas: Any) -> None:
+    """Send a group or chord the way tasks run in this mode: to the workers, on the
+    background thread (executed there in order), or right here."""
+    from django.conf import settings
+
+    runner = settings.TASK_RUNNER
+    if runner == "celery":
+        canvas.apply_async()
+    elif runner == "inline":
+        canvas.apply()
+    else:
+
+        def run() -> None:
+            from django.db import close_old_connections, connections
+
+            close_old_connections()
+            try:
+                canvas.apply()
+            except Exception:
+                logger.exception("background canvas failed")
+            finally:
+                connections.close_all()
+
+        _background_executor().submit(run)

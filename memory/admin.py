@@ -1,54 +1,350 @@
-from django.contrib import admin
+from typing import Any
 
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from llm.schemas import SummaryState
+from memory.admin_views import diff_html, render_state_html, seq_index
+from memory.memory_items import memory_item_retire
 from memory.models import MemoryItem, RollingSummary, SummaryRevision
+from memory.search import rank_memory_items, search_terms
+from memory.services import summary_rollback
 
 
 class SummaryRevisionInline(admin.TabularInline):
     model = SummaryRevision
     extra = 0
-    fields = ("version", "kind", "folded_through_seq", "provider", "created_at")
+    fields = (
+        "version",
+        "kind",
+        "folded_through_seq",
+        "provider",
+        "verified",
+        "created_at",
+        "links",
+    )
     readonly_fields = fields
-    show_change_link = True
     can_delete = False
+    show_change_link = True
+    ordering = ("-version",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="verified", boolean=True)
+    def verified(self, obj: SummaryRevision) -> bool:
+        return bool(obj.verifier_report.get("ok"))
+
+    @admin.display(description="")
+    def links(self, obj: SummaryRevision) -> SafeString:
+        diff = reverse("admin:memory_summaryrevision_diff") + f"?a={obj.pk}"
+        return format_html('<a href="{}">diff with previous</a>', diff)
 
 
 @admin.register(RollingSummary)
 class RollingSummaryAdmin(admin.ModelAdmin):
-    list_display = ("session", "version", "folded_through_seq", "updated_at")
-    search_fields = ("text", "session__channel__name")
-    list_filter = ("session__channel__kind",)
+    list_display = (
+        "session",
+        "channel",
+        "version",
+        "folded_through_seq",
+        "chars",
+        "carry_over_pending",
+        "updated_at",
+    )
+    search_fields = ("text", "session__channel__name", "session__channel__office__name")
+    list_filter = ("session__channel__kind", "carry_over_pending")
     list_select_related = ("session", "session__channel")
-    raw_id_fields = ("session",)
+    readonly_fields = (
+        "session",
+        "version",
+        "folded_through_seq",
+        "carry_over_pending",
+        "structured",
+        "text",
+        "updated_at",
+    )
+    exclude = ("state",)
     inlines = [SummaryRevisionInline]
+    actions = ["refold"]
+
+    @admin.display(description="channel")
+    def channel(self, obj: RollingSummary) -> str:
+        return str(obj.session.channel)
+
+    @admin.display(description="chars")
+    def chars(self, obj: RollingSummary) -> int:
+        return len(obj.text)
+
+    @admin.display(description="summary")
+    def structured(self, obj: RollingSummary) -> SafeString:
+        state = SummaryState.model_validate(obj.state or {})
+        return render_state_html(state, seq_index(obj.session))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Re-fold from the original missions (parallel blocks)")
+    def refold(self, request: HttpRequest, queryset: QuerySet[RollingSummary]) -> None:
+        from memory.tasks import compact_session
+
+        for summary in queryset:
+            blocks = compact_session(summary.session_id, from_scratch=True)
+            self.log_change(request, summary, f"re-fold queued in {blocks} blocks")
+            self.message_user(request, f"{summary.session}: re-fold queued in {blocks} blocks.")
 
 
 @admin.register(SummaryRevision)
 class SummaryRevisionAdmin(admin.ModelAdmin):
-    list_display = ("summary", "version", "kind", "folded_through_seq", "provider", "created_at")
+    list_display = (
+        "summary",
+        "version",
+        "kind",
+        "folded_through_seq",
+        "provider",
+        "verified",
+        "created_at",
+    )
     list_filter = ("kind", "provider")
     search_fields = ("after_text",)
-    raw_id_fields = ("summary",)
+    list_select_related = ("summary__session__channel",)
+    readonly_fields = (
+        "summary",
+        "version",
+        "kind",
+        "folded_through_seq",
+        "provider",
+        "created_at",
+        "after",
+        "diff",
+        "report",
+        "folded_mission_ids",
+    )
+    exclude = ("before_state", "after_state", "before_text", "after_text", "verifier_report")
+    change_form_template = "admin/memory/summaryrevision/change_form.html"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.method == "GET" and super().has_change_permission(request, obj)
+
+    @admin.display(description="verified", boolean=True)
+    def verified(self, obj: SummaryRevision) -> bool:
+        return bool(obj.verifier_report.get("ok"))
+
+    @admin.display(description="state after")
+    def after(self, obj: SummaryRevision) -> SafeString:
+        return render_state_html(
+            SummaryState.model_validate(obj.after_state or {}), seq_index(obj.summary.session)
+        )
+
+    @admin.display(description="diff with the state before")
+    def diff(self, obj: SummaryRevision) -> SafeString:
+        return diff_html(obj.before_state, obj.after_state)
+
+    @admin.display(description="verifier report")
+    def report(self, obj: SummaryRevision) -> SafeString:
+        report = obj.verifier_report or {}
+        checks = report.get("checks", {})
+        rows = "".join(
+            format_html("<li>{}: {}</li>", name, "passed" if ok else "FAILED")
+            for name, ok in checks.items()
+        )
+        findings = "".join(format_html("<li>{}</li>", f) for f in report.get("findings", []))
+        attempts = "".join(format_html("<li>{}</li>", str(a)) for a in report.get("attempts", []))
+        return format_html(
+            "<ul>{}</ul><p>Findings:</p><ul>{}</ul><p>Attempts:</p><ul>{}</ul>",
+            SafeString(rows),
+            SafeString(findings or "<li>none</li>"),
+            SafeString(attempts or "<li>none</li>"),
+        )
+
+    def get_urls(self) -> list[Any]:
+        own = [
+            path(
+                "diff/",
+                self.admin_site.admin_view(self.diff_view),
+                name="memory_summaryrevision_diff",
+            ),
+            path(
+                "<int:revision_id>/rollback/",
+                self.admin_site.admin_view(self.rollback_view),
+                name="memory_summaryrevision_rollback",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def diff_view(self, request: HttpRequest) -> HttpResponse:
+        """Any two revisions of one summary: ?a=ID&b=ID (b defaults to a's predecessor)."""
+        a = get_object_or_404(SummaryRevision, pk=request.GET.get("a") or 0)
+        b_id = request.GET.get("b")
+        if b_id:
+            b = get_object_or_404(SummaryRevision, pk=b_id, summary=a.summary)
+            older, newer = sorted([a, b], key=lambda r: r.version)
+            before, after = older.after_state, newer.after_state
+        else:
+            older, newer, before, after = a, a, a.before_state, a.after_state
+        revisions = a.summary.revisions.order_by("-version")
+        return render(
+            request,
+            "admin/memory/summaryrevision/diff.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Diff of {a.summary}",
+                "older": older,
+                "newer": newer,
+                "diff": diff_html(before, after),
+                "revisions": revisions,
+                "a": a,
+            },
+        )
+
+    def rollback_view(self, request: HttpRequest, revision_id: int) -> HttpResponse:
+        revision = get_object_or_404(SummaryRevision, pk=revision_id)
+        if request.method != "POST":
+            return HttpResponseRedirect(
+                reverse("admin:memory_summaryrevision_change", args=[revision.pk])
+            )
+        if not self.has_view_permission(request, revision) or not request.user.has_perm(
+            "memory.change_rollingsummary"
+        ):
+            return HttpResponse(status=403)
+        if summary_rollback(revision=revision):
+            self.log_change(request, revision.summary, f"rolled back to v{revision.version}")
+            messages.success(
+                request, f"Rolled back to version {revision.version} (recorded as a new revision)."
+            )
+        else:
+            messages.error(request, "The summary changed meanwhile; nothing was rolled back.")
+        return HttpResponseRedirect(
+            reverse("admin:memory_rollingsummary_change", args=[revision.summary_id])
+        )
+
+
+class SupersededFilter(admin.SimpleListFilter):
+    title = "superseded"
+    parameter_name = "superseded"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", "superseded"), ("no", "not superseded")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "yes":
+            return queryset.filter(superseded_by__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(superseded_by__isnull=True)
+        return queryset
 
 
 @admin.register(MemoryItem)
 class MemoryItemAdmin(admin.ModelAdmin):
     list_display = (
-        "short_text",
+        "id",
+        "text",
         "kind",
         "scope",
         "office",
-        "employee",
-        "channel",
+        "target",
         "origin",
         "pinned",
         "active",
+        "source",
         "updated_at",
     )
-    list_filter = ("scope", "kind", "origin", "pinned", "active", "office")
+    list_display_links = ("id",)
+    list_editable = ("text", "kind", "pinned")
+    list_filter = ("office", "scope", "kind", "origin", "pinned", "active", SupersededFilter)
     search_fields = ("text",)
-    list_select_related = ("office", "employee", "channel")
+    list_select_related = ("office", "employee", "channel", "source_mission")
     raw_id_fields = ("employee", "channel", "source_mission", "superseded_by", "created_by")
+    readonly_fields = ("chain", "created_at", "updated_at", "last_used_at")
+    actions = ["pin", "unpin", "retire"]
 
-    @admin.display(description="text")
-    def short_text(self, obj: MemoryItem) -> str:
-        return obj.text[:80]
+    @admin.display(description="for")
+    def target(self, obj: MemoryItem) -> str:
+        return str(obj.employee or obj.channel or "whole office")
+
+    @admin.display(description="source mission")
+    def source(self, obj: MemoryItem) -> SafeString | str:
+        if obj.source_mission_id is None:
+            return "-"
+        url = reverse("admin:missions_mission_change", args=[obj.source_mission_id])
+        return format_html('<a href="{}">mission {}</a>', url, obj.source_mission_id)
+
+    @admin.display(description="supersession chain")
+    def chain(self, obj: MemoryItem) -> SafeString:
+        older = []
+        current: MemoryItem | None = obj
+        seen = set()
+        while current is not None and current.pk not in seen:
+            seen.add(current.pk)
+            older.append(current)
+            current = current.supersedes.first()
+        newer = []
+        nxt = obj.superseded_by
+        while nxt is not None and nxt.pk not in seen:
+            seen.add(nxt.pk)
+            newer.append(nxt)
+            nxt = nxt.superseded_by
+        chain = [*reversed(older[1:]), obj, *newer]
+        items = "".join(
+            format_html(
+                '<li>{}<a href="{}">{}</a>: {}{}</li>',
+                "→ " if i else "",
+                reverse("admin:memory_memoryitem_change", args=[m.pk]),
+                m.pk,
+                m.text,
+                " (this one)" if m.pk == obj.pk else "",
+            )
+            for i, m in enumerate(chain)
+        )
+        return format_html("<ol>{}</ol>", SafeString(items))
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[MemoryItem], search_term: str
+    ) -> tuple[QuerySet[MemoryItem], bool]:
+        """Full-text search (the same index the prompts use), then plain substring."""
+        if not search_term.strip():
+            return queryset, False
+        ids = (
+            rank_memory_items(
+                candidate_sql="1 = 1", candidate_params=[], text=search_term, limit=500
+            )
+            if search_terms(search_term)
+            else []
+        )
+        substring = queryset.filter(text__icontains=search_term)
+        return queryset.filter(pk__in=ids) | substring, False
+
+    def _bulk(self, request: HttpRequest, queryset: QuerySet[MemoryItem], verb: str) -> None:
+        for item in queryset:
+            self.log_change(request, item, verb)
+        self.message_user(request, f"{queryset.count()} item(s) {verb}.")
+
+    @admin.action(description="Pin selected items")
+    def pin(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
+        self._bulk(request, queryset, "pinned")
+        queryset.update(pinned=True)
+
+    @admin.action(description="Unpin selected items")
+    def unpin(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
+        self._bulk(request, queryset, "unpinned")
+        queryset.update(pinned=False)
+
+    @admin.action(description="Retire selected items")
+    def retire(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
+        self._bulk(request, queryset, "retired")
+        for item in queryset:
+            memory_item_retire(item=item)
+
+    def save_model(self, request: HttpRequest, obj: MemoryItem, form: Any, change: bool) -> None:
+        if not change:
+            obj.origin = "admin"
+            obj.created_by = request.user  # type: ignore[assignment]
+        super().save_model(request, obj, form, change)

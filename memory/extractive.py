@@ -128,17 +128,13 @@ def extractive_fold(
 
 
 def _evict(state: SummaryState, section: str, index: int) -> None:
+    """Drop an item to make room, recording each of its missions in `dropped` (once), so
+    the verifier and the replay check see it was let go on purpose, not lost."""
     items: list[SummaryItem] = getattr(state, section)
     item = items.pop(index)
-    still_referenced = {
-        (other.session, seq) for _, other in state.items() for seq in other.missions
-    } | {(None, seq) for seq in state.goal_missions}
     already = {(d.session, d.mission) for d in state.dropped}
     for seq in item.missions:
-        ref = (item.session, seq)
-        # An evicted decision is always recorded, so the verifier sees it was let go on
-        # purpose rather than lost.
-        if ref not in already and (ref not in still_referenced or section == "decisions"):
+        if (item.session, seq) not in already:
             state.dropped.append(
                 DroppedMission(
                     mission=seq,

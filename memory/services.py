@@ -12,10 +12,10 @@ from django.db import transaction
 
 from llm.base import FoldMission, Provider, ProviderError
 from llm.gateway import get_provider
-from llm.schemas import SummaryItem, SummaryState
+from llm.schemas import DroppedMission, SummaryItem, SummaryState
 from memory.extractive import extractive_fold
 from memory.models import RevisionKind, RollingSummary, SummaryRevision
-from memory.summary import Ref, render_summary
+from memory.summary import Ref, render_summary, state_refs
 from memory.verifier import VerifierReport, summary_verify
 from missions.models import Mission, MissionStatus
 from sessions.models import ChatSession
@@ -24,6 +24,8 @@ logger = logging.getLogger(__name__)
 
 # Missions per provider call: bounds the fold prompt however large a backlog grows.
 FOLD_BATCH = 40
+# Past this many blocks of waiting missions, a fold becomes a parallel block compaction.
+BACKLOG_BLOCKS = 2
 
 
 @dataclass
@@ -130,6 +132,19 @@ def _propose(
     return state, report, "extractive" if provider.name != "offline" else "offline", attempts
 
 
+def _backlog(session: ChatSession, summary: RollingSummary, cutoff: int) -> int:
+    """How many blocks of missions wait to be folded."""
+    from memory.compaction import BLOCK_SIZE
+
+    waiting = Mission.objects.filter(
+        session=session,
+        status=MissionStatus.DONE,
+        seq__gt=summary.folded_through_seq,
+        seq__lte=cutoff,
+    ).count()
+    return waiting // BLOCK_SIZE
+
+
 def summary_fold(*, session_id: int, provider: Provider | None = None) -> FoldOutcome:
     """Fold every mission of the session that has left the detail window."""
     provider = provider or get_provider()
@@ -140,6 +155,12 @@ def summary_fold(*, session_id: int, provider: Provider | None = None) -> FoldOu
         summary = summary_get_or_create(session=session)
         cutoff = fold_cutoff(session=session)
         if cutoff <= summary.folded_through_seq:
+            return outcome
+        if outcome.revisions == 0 and _backlog(session, summary, cutoff) > BACKLOG_BLOCKS:
+            # A backlog (an import, a queue that was down) folds in parallel blocks.
+            from memory.tasks import compact_session
+
+            compact_session(session.pk, from_scratch=False)
             return outcome
         batch = list(
             Mission.objects.filter(
@@ -318,4 +339,41 @@ def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> b
         report=report,
         producer=producer,
         attempts=attempts,
+    )
+
+
+def summary_rollback(*, revision: SummaryRevision) -> bool:
+    """Make an earlier revision's state the current one again, as a new revision (nothing
+    is rewritten). The watermark stays: missions folded since are recorded as dropped,
+    so coverage holds and recall still brings their originals back."""
+    summary = revision.summary
+    summary.refresh_from_db()
+    state = SummaryState.model_validate(revision.after_state or {})
+    restored_refs = {(d.session, d.mission) for d in state.dropped} | state_refs(state)
+    folded_since = Mission.objects.filter(
+        session_id=summary.session_id,
+        status=MissionStatus.DONE,
+        seq__gt=revision.folded_through_seq,
+        seq__lte=summary.folded_through_seq,
+    ).values_list("seq", flat=True)
+    for seq in folded_since:
+        if (None, seq) not in restored_refs:
+            state.dropped.append(
+                DroppedMission(mission=seq, reason=f"rolled back to revision {revision.version}")
+            )
+    report = summary_verify(
+        state=state,
+        previous=state,
+        folded=[],
+        budget_chars=max(settings.SUMMARY_BUDGET_CHARS, len(render_summary(state))),
+    )
+    return _commit(
+        summary=summary,
+        state=state,
+        through=summary.folded_through_seq,
+        kind=RevisionKind.ROLLBACK,
+        folded_ids=[],
+        report=report,
+        producer=f"rollback to v{revision.version}",
+        attempts=[{"rolled_back_to": revision.version}],
     )

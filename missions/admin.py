@@ -1,6 +1,30 @@
-from django.contrib import admin
+from datetime import timedelta
+from typing import Any
 
-from missions.models import Message, Mission
+from django.conf import settings
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils import timezone
+
+from missions.models import Message, Mission, MissionStatus
+from missions.services import mission_requeue
+
+
+class AttentionFilter(admin.SimpleListFilter):
+    title = "needs attention"
+    parameter_name = "attention"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("failed", "failed"), ("stuck", "stuck (running too long)")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "failed":
+            return queryset.filter(status=MissionStatus.FAILED)
+        if self.value() == "stuck":
+            limit = timezone.now() - timedelta(seconds=settings.MISSION_STUCK_AFTER)
+            return queryset.filter(status=MissionStatus.RUNNING, started_at__lt=limit)
+        return queryset
 
 
 @admin.register(Mission)
@@ -13,18 +37,45 @@ class MissionAdmin(admin.ModelAdmin):
         "source",
         "assignee",
         "status",
+        "attempts",
         "created_at",
-        "finished_at",
+        "duration",
         "prompt_chars",
         "prompt_tokens",
         "cached_tokens",
         "completion_tokens",
     )
-    list_filter = ("status", "source", "channel__kind")
+    list_filter = (AttentionFilter, "status", "source", "channel__kind")
     search_fields = ("instruction", "reply", "error", "client_id")
     list_select_related = ("channel", "session", "session__channel", "assignee")
     raw_id_fields = ("session", "channel", "assignee", "parent")
+    readonly_fields = (
+        "created_at",
+        "started_at",
+        "finished_at",
+        "attempts",
+        "prompt_chars",
+        "prompt_tokens",
+        "cached_tokens",
+        "completion_tokens",
+    )
     date_hierarchy = "created_at"
+    actions = ["requeue"]
+
+    @admin.display(description="took")
+    def duration(self, obj: Mission) -> str:
+        if obj.started_at and obj.finished_at:
+            return f"{(obj.finished_at - obj.started_at).total_seconds():.1f} s"
+        return "-"
+
+    @admin.action(description="Re-queue selected failed or stuck missions")
+    def requeue(self, request: HttpRequest, queryset: QuerySet[Mission]) -> None:
+        moved = 0
+        for mission in queryset:
+            if mission_requeue(mission=mission):
+                moved += 1
+                self.log_change(request, mission, "re-queued")
+        self.message_user(request, f"{moved} mission(s) re-queued.")
 
 
 @admin.register(Message)

@@ -452,3 +452,14 @@ def mission_record_finished(
         )
         mission_complete(mission=mission, reply=reply, at=at)
     return mission
+
+
+def mission_requeue(*, mission: Mission) -> bool:
+    """An operator sends a failed or stuck mission back to the queue (the same mission)."""
+    with transaction.atomic():
+        moved = Mission.objects.filter(
+            pk=mission.pk, status__in=[MissionStatus.FAILED, MissionStatus.RUNNING]
+        ).update(status=MissionStatus.QUEUED, error="", finished_at=None)
+        if moved:
+            _queue_run(mission)
+    return bool(moved)

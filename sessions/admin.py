@@ -14,12 +14,20 @@ class ChatSessionAdmin(admin.ModelAdmin):
         "closed_at",
         "long_notice_sent_at",
         "long_notice_trigger",
+        "watermark",
     )
     list_filter = (
         "channel__kind",
         "long_notice_trigger",
         ("closed_at", admin.EmptyFieldListFilter),
+        ("long_notice_sent_at", admin.EmptyFieldListFilter),
     )
     search_fields = ("channel__name", "channel__office__name")
-    list_select_related = ("channel", "channel__office")
+    list_select_related = ("channel", "channel__office", "summary")
     raw_id_fields = ("channel", "carried_over_from")
+    readonly_fields = ("mission_count", "long_notice_sent_at", "long_notice_trigger")
+
+    @admin.display(description="summary watermark")
+    def watermark(self, obj: ChatSession) -> str:
+        summary = getattr(obj, "summary", None)
+        return f"#{summary.folded_through_seq} (v{summary.version})" if summary else "-"
