@@ -92,7 +92,7 @@ def test_a_non_staff_owner_cannot_reach_the_admin() -> None:
 
 
 def test_the_diff_shows_an_added_and_a_superseded_decision() -> None:
-    session, summary = _session_with_folds()
+    _, summary = _session_with_folds()
     # Mission 3 reversed mission 1's decision: its fold adds Porto and supersedes Lisbon.
     revision = next(
         r
@@ -113,7 +113,7 @@ def test_the_diff_shows_an_added_and_a_superseded_decision() -> None:
 
 
 def test_roll_back_restores_the_exact_earlier_state_and_records_a_revision() -> None:
-    session, summary = _session_with_folds(16)
+    _, summary = _session_with_folds(16)
     first = summary.revisions.order_by("version").first()
     assert first is not None and summary.version > 1
     client = _staff()
@@ -132,7 +132,7 @@ def test_roll_back_restores_the_exact_earlier_state_and_records_a_revision() -> 
 
 
 def test_refold_in_parallel_blocks_covers_what_the_sequential_fold_covers(settings: Any) -> None:
-    session, summary = _session_with_folds(60)
+    _, summary = _session_with_folds(60)
     sequential = SummaryState.model_validate(summary.state)
     covered = {s for _, s in state_refs(sequential)} | {d.mission for d in sequential.dropped}
     client = _staff()
