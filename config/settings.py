@@ -145,6 +145,18 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# The cache holds rate-limit counters: shared through Redis when there is one.
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "office",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 # How tasks run: "celery" (workers behind REDIS_URL), "thread" (in the web process, on a
 # background thread: the embedded default) or "inline" (in the caller; tests only).
 TASK_RUNNER = env_choice(
@@ -199,6 +211,9 @@ MISSION_STUCK_AFTER = env_int("MISSION_STUCK_AFTER", 600, minimum=30)
 # A mission queued this long without starting is sent to the queue again.
 MISSION_QUEUED_RESEND_AFTER = env_int("MISSION_QUEUED_RESEND_AFTER", 120, minimum=10)
 MISSION_MAX_ATTEMPTS = env_int("MISSION_MAX_ATTEMPTS", 3, minimum=1)
+# Instructions one user may send per window (0 turns the limit off), WebSocket and API.
+INSTRUCTION_RATE_LIMIT = env_int("INSTRUCTION_RATE_LIMIT", 30, minimum=0)
+INSTRUCTION_RATE_WINDOW = env_int("INSTRUCTION_RATE_WINDOW", 60, minimum=1)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60, minimum=5)
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-missions": {

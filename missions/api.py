@@ -3,13 +3,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema
 from ninja.errors import HttpError
 from ninja.responses import Status
 
 from memory.context import context_for_next
 from missions.models import Message, Mission
+from missions.ratelimit import instruction_allowed
 from missions.selectors import message_list_after, mission_get_for_user
 from missions.services import InstructionRejected, instruction_accept, mission_retry
 from office.events import message_payload
@@ -23,6 +24,12 @@ router = Router(tags=["office"])
 class ErrorOut(Schema):
     code: str
     message: str
+
+
+class RateLimitedOut(Schema):
+    code: str
+    message: str
+    retry_after: int
 
 
 class SessionOut(Schema):
@@ -178,13 +185,24 @@ def messages(
 
 @router.post(
     "channels/{channel_id}/instructions",
-    response={202: AcceptedOut, 400: ErrorOut},
+    response={202: AcceptedOut, 400: ErrorOut, 429: RateLimitedOut},
     summary="Give an instruction; the reply arrives on the timeline",
 )
 def instructions(
-    request: HttpRequest, channel_id: int, body: InstructionIn
+    request: HttpRequest, channel_id: int, body: InstructionIn, response: HttpResponse
 ) -> Status[dict[str, Any]]:
     channel = _channel(request, channel_id)
+    verdict = instruction_allowed(user_id=_user(request).pk)
+    if not verdict.allowed:
+        response["Retry-After"] = str(verdict.retry_after)
+        return Status(
+            429,
+            {
+                "code": "rate_limited",
+                "message": f"Too many instructions; try again in {verdict.retry_after} s.",
+                "retry_after": verdict.retry_after,
+            },
+        )
     try:
         accepted = instruction_accept(channel=channel, text=body.text, client_id=body.client_id)
     except InstructionRejected as exc:

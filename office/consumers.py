@@ -8,6 +8,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from pydantic import ValidationError
 
+from missions.ratelimit import instruction_allowed
 from missions.services import Accepted, InstructionRejected, instruction_accept
 from office import events
 from office.frames import FRAME_TYPES, InstructionFrame, SessionNewFrame, client_frame
@@ -18,6 +19,17 @@ from sessions.services import session_start_new
 
 # Close code for "not found or not yours": the same for both, so ids leak nothing.
 CLOSE_NOT_FOUND = 4404
+CLOSE_LOGGED_OUT = 4401
+
+
+def _session_alive(scope: dict[str, Any]) -> bool:
+    session = scope.get("session")
+    key = getattr(session, "session_key", None)
+    if session is None or not key or not session.exists(key):
+        return False
+    # The session may still exist but belong to nobody now (a logout rotates it).
+    stored = session.__class__(session_key=key)
+    return str(stored.get("_auth_user_id")) == str(scope["user"].pk)
 
 
 def _accept(channel: Channel, frame: InstructionFrame) -> Accepted:
@@ -66,6 +78,10 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.channel is None:
             return
+        if not await database_sync_to_async(_session_alive)(self.scope):
+            # Logged out elsewhere (or the session expired): this socket speaks no more.
+            await self.close(code=CLOSE_LOGGED_OUT)
+            return
         if text_data is None:
             await self.send_error("binary_not_supported", "Frames must be JSON text.")
             return
@@ -100,6 +116,15 @@ class ChannelConsumer(AsyncWebsocketConsumer):
 
     async def on_instruction(self, frame: InstructionFrame) -> None:
         assert self.channel is not None
+        verdict = await database_sync_to_async(instruction_allowed)(user_id=self.scope["user"].pk)
+        if not verdict.allowed:
+            await self.send_error(
+                "rate_limited",
+                f"Too many instructions; try again in {verdict.retry_after} s.",
+                client_id=frame.client_id,
+                retry_after=verdict.retry_after,
+            )
+            return
         try:
             accepted = await database_sync_to_async(_accept)(self.channel, frame)
         except InstructionRejected as exc:
