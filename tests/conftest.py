@@ -1,4 +1,5 @@
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,3 +26,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _tasks_run_inline(settings: Any) -> None:
     """Unit tests run queued tasks in the caller; tests of the runners override this."""
     settings.TASK_RUNNER = "inline"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> Iterator[None]:
+    """Each test runs on its own event loop; the Redis channel layer binds its locks to the
+    first loop that uses it, so every test gets a new layer (Daphne has one loop)."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
