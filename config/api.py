@@ -6,7 +6,7 @@ from typing import Any
 from django.contrib.auth import authenticate
 from django.http import HttpRequest
 from ninja import NinjaAPI
-from ninja.security import HttpBasicAuth, django_auth
+from ninja.security import HttpBasicAuth, SessionAuth
 
 
 class BasicAuth(HttpBasicAuth):
@@ -20,11 +20,21 @@ class BasicAuth(HttpBasicAuth):
         return None
 
 
+class BrowserSession(SessionAuth):
+    """The browser's login session, with Django's CSRF check. A request without the
+    session cookie is not refused here: it may carry Basic credentials instead."""
+
+    def _get_key(self, request: HttpRequest) -> str | None:
+        if self.param_name not in request.COOKIES:
+            return None
+        return super()._get_key(request)
+
+
 api = NinjaAPI(
     title="Virtual office API",
     version="1",
     description="Instructions, timelines and sessions of a virtual office of AI employees.",
-    auth=[django_auth, BasicAuth()],
+    auth=[BasicAuth(), BrowserSession()],
     urls_namespace="api",
 )
 api.add_router("/", "missions.api.router")

@@ -12,6 +12,7 @@ the difference.
 import logging
 import os
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -55,7 +56,45 @@ def wait_for_background_tasks(timeout: float = 120.0) -> None:
     marker.result(timeout=timeout)
 
 
+_broker_state: dict[str, float | bool] = {"checked": 0.0, "up": True}
+BROKER_CHECK_TTL = 2.0
+
+
+class BrokerUnavailable(ConnectionError):
+    pass
+
+
+def broker_reachable() -> bool:
+    """Whether the broker answers, remembered for a couple of seconds. Publishing to a
+    broker that is down would otherwise block the caller for many seconds of retries."""
+    now = time.monotonic()
+    if now - float(_broker_state["checked"]) < BROKER_CHECK_TTL:
+        return bool(_broker_state["up"])
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=1)
+        up = True
+    except Exception:
+        up = False
+    _broker_state.update(checked=time.monotonic(), up=up)
+    return up
+
+
 class OfficeTask(DjangoTask):
+    def delay_on_commit(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        """Queue after commit; if the broker is unreachable then, log it and go on: the
+        caller's transaction is already committed, and the sweeper recovers what matters
+        (replies and folds)."""
+        from django.db import transaction
+
+        def send() -> None:
+            try:
+                self.delay(*args, **kwargs)
+            except Exception as exc:
+                logger.warning("could not queue %s: %s", self.name, exc)
+
+        transaction.on_commit(send)
+
     def apply_async(
         self,
         args=None,
@@ -71,6 +110,8 @@ class OfficeTask(DjangoTask):
 
         runner = settings.TASK_RUNNER
         if runner == "celery":
+            if not broker_reachable():
+                raise BrokerUnavailable("the task queue is unreachable")
             return super().apply_async(
                 args, kwargs, task_id, producer, link, link_error, shadow, **options
             )

@@ -36,8 +36,11 @@ def _content(message: dict[str, object]) -> str:
 
 
 def _first_line_after(text: str, heading: str) -> str:
-    _, _, rest = text.partition(heading)
-    for line in rest.splitlines():
+    """The first non-empty line below the line that starts with `heading`."""
+    _, found, rest = text.partition(heading)
+    if not found:
+        return ""
+    for line in rest.splitlines()[1:]:
         line = line.strip(" -")
         if line:
             return line
@@ -57,17 +60,17 @@ class OfflineProvider:
         current = _content(messages[-1]) if messages else ""
         instruction = current.split("\n", 1)[-1].strip()
         context = "\n".join(_content(m) for m in messages[1:-1])
-        parts = [f"{who} here. On it: \u201c{instruction[:200]}\u201d."]
+        parts = [f"{who} here. On it: \u201c{instruction[:200]}\u201d"]
         summary_line = _first_line_after(context, "Decisions:") or _first_line_after(
             context, "Facts:"
         )
         if summary_line:
             parts.append(f"From our earlier work I keep in mind: {summary_line}")
         memory_line = _first_line_after(context, "## Long-term memory")
-        if memory_line and not memory_line.startswith("The items"):
+        if memory_line:
             parts.append(f"I also remember: {memory_line}")
         recalled = _first_line_after(context, "## Recalled from earlier")
-        if recalled and not recalled.startswith("Original"):
+        if recalled:
             parts.append(f"Looking back: {recalled[:300]}")
         parts.append("(Offline demo reply: set OPENAI_API_KEY for a real model.)")
         return " ".join(parts)

@@ -48,9 +48,43 @@ class Accepted:
 
 
 def _queue_run(mission: Mission) -> None:
+    """Send the reply task once the mission is committed. If the queue cannot be reached,
+    the mission stays saved and queued, the person is told it is delayed, and the sweeper
+    sends it again when the queue is back."""
+    transaction.on_commit(lambda: _send_run(mission.pk))
+
+
+def _send_run(mission_id: int) -> None:
     from missions.tasks import run_mission
 
-    run_mission.delay_on_commit(mission.pk)  # type: ignore[attr-defined]
+    try:
+        run_mission.delay(mission_id)
+    except Exception as exc:
+        logger.warning("could not queue mission %s: %s", mission_id, exc)
+        mission_mark_delayed(mission_id=mission_id)
+
+
+def mission_mark_delayed(*, mission_id: int) -> Message | None:
+    """Tell the person their instruction waits for the task queue (once per mission)."""
+    mission = Mission.objects.select_related("assignee").filter(pk=mission_id).first()
+    if (
+        mission is None
+        or Message.objects.filter(
+            mission=mission, kind=MessageKind.EVENT, payload__event="delayed"
+        ).exists()
+    ):
+        return None
+    with transaction.atomic():
+        return _event_message(
+            channel_id=mission.channel_id,
+            session_id=mission.session_id,
+            mission=mission,
+            text=(
+                f"Delayed: {mission.assignee.name} will answer as soon as the task queue is "
+                "reachable again. Your instruction is saved."
+            ),
+            payload={"event": "delayed", "seq": mission.seq},
+        )
 
 
 def _queue_after_accept(mission: Mission) -> None:
@@ -433,7 +467,30 @@ def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
         with transaction.atomic():
             _queue_run(mission)
         counts["resent"] += 1
+    counts["folds"] = _sweep_lagging_folds(since=now - timedelta(days=1))
     return counts
+
+
+def _sweep_lagging_folds(*, since: datetime) -> int:
+    """Queue a fold for recent sessions whose summary lags behind the detail window (a
+    fold lost with its worker). Folding is idempotent, so a spare one costs nothing."""
+    from django.db.models import Max
+
+    from memory.tasks import fold_session
+
+    lagging = (
+        ChatSession.objects.filter(
+            missions__status=MissionStatus.DONE, missions__finished_at__gte=since
+        )
+        .annotate(last_done=Max("missions__seq"), watermark=Max("summary__folded_through_seq"))
+        .values_list("id", "last_done", "watermark")
+    )
+    queued = 0
+    for session_id, last_done, watermark in lagging:
+        if last_done - settings.DETAIL_MISSIONS > (watermark or 0):
+            fold_session.delay_on_commit(session_id)  # type: ignore[attr-defined]
+            queued += 1
+    return queued
 
 
 def mission_record_finished(

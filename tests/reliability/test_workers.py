@@ -1,0 +1,293 @@
+"""Scenarios 8 and 15, with real processes: a Celery worker killed with SIGKILL in the
+middle of a reply and of a fold, and the broker stopped while instructions arrive."""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from llm.schemas import SummaryState
+from memory.models import RollingSummary, SummaryRevision
+from memory.summary import state_refs
+from missions.models import Message, Mission, MissionStatus
+from missions.services import instruction_accept, mission_sweep_stuck
+from tests.factories import add_finished_missions, dm_channel, make_office, make_user
+from tests.fake_openai import FAKE_API_KEY, FakeOpenAI, Reply
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Proc:
+    """A child process in its own process group, its output kept for failure messages."""
+
+    def __init__(self, args: list[str], env: dict[str, str], ready: str | None = None) -> None:
+        self.lines: list[str] = []
+        self.process = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+        if ready:
+            _wait(
+                lambda: (
+                    any(ready in line for line in self.lines) or self.process.poll() is not None
+                ),
+                60,
+                f"{args[0]} to start",
+            )
+            assert self.process.poll() is None, "\n".join(self.lines[-30:])
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip())
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def _env(model: FakeOpenAI, redis_url: str, **extra: str) -> dict[str, str]:
+    db = connection.settings_dict
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TASK_"))}
+    env.update(
+        DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        DATABASE_POOL="0",
+        REDIS_URL=redis_url,
+        LLM_PROVIDER="openai",
+        OPENAI_API_KEY=FAKE_API_KEY,
+        OPENAI_BASE_URL=model.base_url,
+        OPENAI_MODEL="fake-model",
+        OPENAI_TIMEOUT="10",
+        OPENAI_MAX_ATTEMPTS="1",
+        CELERY_VISIBILITY_TIMEOUT="5",
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+def _worker(env: dict[str, str], *extra: str) -> Proc:
+    return Proc(
+        [
+            str(BIN / "celery"),
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--without-gossip",
+            "--without-mingle",
+            "-l",
+            "INFO",
+            *extra,
+        ],
+        env,
+        ready="ready.",
+    )
+
+
+@pytest.fixture
+def celery_mode(settings: Any) -> Iterator[None]:
+    import redis
+
+    settings.TASK_RUNNER = "celery"
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()  # no stale tasks from earlier runs
+    yield
+
+
+def test_a_worker_killed_mid_reply_loses_nothing_and_the_work_completes(
+    fake_openai: FakeOpenAI, celery_mode: None
+) -> None:
+    fake_openai.enqueue(Reply("slow reply " * 10, chunks=["slow reply "] * 10, chunk_delay=1.0))
+    env = _env(fake_openai, settings.REDIS_URL)
+    worker = _worker(env)
+    try:
+        channel = dm_channel(make_office(make_user()))
+        accepted = instruction_accept(channel=channel, text="Write the long report")
+        mission = accepted.mission
+        _wait(
+            lambda: (
+                Mission.objects.get(pk=mission.pk).status == MissionStatus.RUNNING
+                and len(fake_openai.requests) >= 1
+            ),
+            30,
+            "the reply to start",
+        )
+        worker.kill()  # SIGKILL in the middle of the stream
+        assert Mission.objects.get(pk=mission.pk).status == MissionStatus.RUNNING
+        worker = _worker(env)
+        # The sweeper (Celery beat in production) finds the abandoned mission.
+        later = Mission.objects.get(pk=mission.pk).started_at
+        assert later is not None
+        from datetime import timedelta
+
+        counts = mission_sweep_stuck(
+            now=later + timedelta(seconds=settings.MISSION_STUCK_AFTER + 1)
+        )
+        assert counts["requeued"] == 1
+        _wait(
+            lambda: Mission.objects.get(pk=mission.pk).status == MissionStatus.DONE,
+            60,
+            "the re-queued mission to finish",
+        )
+        assert Mission.objects.filter(channel=channel).count() == 1
+        replies = Message.objects.filter(mission=mission, kind="employee")
+        assert replies.count() == 1 and replies[0].text.startswith("Echo:")
+    finally:
+        worker.stop()
+
+
+def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
+    fake_openai: FakeOpenAI, celery_mode: None, settings: Any
+) -> None:
+    settings.TASK_RUNNER = "inline"
+    channel = dm_channel(make_office(make_user()))
+    session = channel.sessions.get()
+    from memory import tasks
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tasks.fold_session, "delay_on_commit", lambda *a, **k: None)
+        add_finished_missions(session, 12)  # 1..4 wait to be folded
+    settings.TASK_RUNNER = "celery"
+    # The model takes its time over the fold: the worker dies while it thinks.
+    fake_openai.enqueue(Reply("{}", delay=8.0))
+    env = _env(fake_openai, settings.REDIS_URL)
+    worker = _worker(env)
+    try:
+        tasks.fold_session.delay(session.pk)
+        _wait(lambda: len(fake_openai.requests) >= 1, 30, "the fold to reach the model")
+        worker.kill()
+        assert RollingSummary.objects.get(session=session).folded_through_seq == 0
+        worker = _worker(env)
+        counts = mission_sweep_stuck()
+        assert counts["folds"] >= 1
+        _wait(
+            lambda: RollingSummary.objects.get(session=session).folded_through_seq == 4,
+            60,
+            "the fold to land",
+        )
+        summary = RollingSummary.objects.get(session=session)
+        state = SummaryState.model_validate(summary.state)
+        covered = {seq for _, seq in state_refs(state)} | {d.mission for d in state.dropped}
+        assert covered == {1, 2, 3, 4}
+        folded: list[int] = []
+        for revision in SummaryRevision.objects.filter(summary=summary):
+            folded += revision.folded_mission_ids
+        assert sorted(folded) == sorted(
+            Mission.objects.filter(session=session, seq__lte=4).values_list("id", flat=True)
+        )
+    finally:
+        worker.stop()
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_with_the_broker_down_instructions_are_saved_shown_delayed_and_answered_later(
+    fake_openai: FakeOpenAI, settings: Any
+) -> None:
+    """A private Redis, stopped while an instruction arrives through the web server."""
+    port = _free_port()
+    redis_url = f"redis://127.0.0.1:{port}/0"
+    redis_args = [
+        "redis-server",
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+    ]
+    redis = Proc(redis_args, dict(os.environ), ready="Ready to accept connections")
+    web_port = _free_port()
+    env = _env(
+        fake_openai,
+        redis_url,
+        MISSION_QUEUED_RESEND_AFTER="10",
+        SWEEP_INTERVAL="5",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        INSTRUCTION_RATE_LIMIT="0",
+    )
+    web = Proc(
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(web_port), "config.asgi:application"],
+        env,
+        ready="Listening on TCP address",
+    )
+    worker = _worker(env, "-B", "-s", str(Path(settings.BASE_DIR) / "var" / f"beat-{port}"))
+    try:
+        user = make_user("broker", password="broker-pass-1")
+        channel = dm_channel(make_office(user))
+        redis.stop()
+        import base64
+        import json
+        import urllib.request
+
+        token = base64.b64encode(b"broker:broker-pass-1").decode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{web_port}/api/channels/{channel.pk}/instructions",
+            data=json.dumps({"text": "Plan the offsite", "client_id": "b1"}).encode(),
+            headers={"Content-Type": "application/json", "Authorization": f"Basic {token}"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 202
+        mission = Mission.objects.get(channel=channel)
+        assert mission.status == MissionStatus.QUEUED
+        _wait(
+            lambda: Message.objects.filter(mission=mission, payload__event="delayed").exists(),
+            20,
+            "the delayed notice",
+        )
+        redis = Proc(redis_args, dict(os.environ), ready="Ready to accept connections")
+        _wait(
+            lambda: Mission.objects.get(pk=mission.pk).status == MissionStatus.DONE,
+            90,
+            "the instruction to be answered once the broker is back",
+        )
+        assert Mission.objects.filter(channel=channel).count() == 1
+        assert Message.objects.filter(mission=mission, kind="employee").count() == 1
+    finally:
+        for proc in (worker, web, redis):
+            proc.stop()
