@@ -30,6 +30,12 @@ def test_web_runs_daphne_and_worker_runs_celery_against_the_same_services() -> N
         assert "SECRET_KEY" in env
 
 
+def test_a_single_beat_runs_the_sweeper() -> None:
+    beat = _compose()["services"]["beat"]
+    assert beat["command"][:4] == ["celery", "-A", "config", "beat"]
+    assert beat["environment"]["REDIS_URL"].startswith("redis://redis:")
+
+
 def test_web_and_worker_can_be_scaled() -> None:
     services = _compose()["services"]
     for name in ("web", "worker"):
