@@ -8,19 +8,16 @@ Each database runs in its own process (settings are per process) on a scratch te
 database that is dropped afterwards. Figures are ratios measured within one run, since
 this kind of machine is shared and noisy."""
 
-import argparse
-import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
+
+from bench import per_database  # noqa: E402
 
 LENGTHS = (10, 100, 1000)
 PROBES = (30, 60, 120)
@@ -102,19 +99,11 @@ def mission_text(rng: random.Random, n: int) -> tuple[str, str]:
 
 
 def run_one_database() -> dict[str, object]:
-    import django
+    with per_database.scratch_database():
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["TASK_RUNNER"] = "inline"
-    django.setup()
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext, setup_databases, teardown_databases
-
-    old = setup_databases(verbosity=0, interactive=False)
-    try:
         return _measure(connection, CaptureQueriesContext)
-    finally:
-        teardown_databases(old, verbosity=0)
 
 
 def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
@@ -256,30 +245,10 @@ def print_report(all_results: list[dict[str, object]]) -> None:
             )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        print(json.dumps(run_one_database()))
-        return
-    targets = ["sqlite", "postgres"] if args.database == "both" else [args.database]
-    all_results = []
-    for target in targets:
-        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-        if target == "postgres":
-            env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or PG_DEFAULT
-            env["TEST_DATABASE_NAME"] = "test_office_bench"
-        result = subprocess.run(
-            [sys.executable, __file__, "--child"], env=env, cwd=ROOT, capture_output=True, text=True
-        )
-        if result.returncode != 0:
-            print(f"{target}: skipped ({result.stderr.strip().splitlines()[-1:]})")
-            continue
-        all_results.append(json.loads(result.stdout.strip().splitlines()[-1]))
-    print_report(all_results)
-
-
 if __name__ == "__main__":
-    main()
+    per_database.main(
+        script=__file__,
+        description=__doc__.split("\n\n")[0],
+        measure=run_one_database,
+        report=print_report,
+    )

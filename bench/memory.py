@@ -9,19 +9,18 @@ the 10,000 and asking about it in other words than the item's own (only the name
 shared, as when a person asks about "the Zanzibar account"). Timings are medians of
 interleaved rounds, reported as ratios to the 100-item office."""
 
-import argparse
-import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
+
+from bench import per_database  # noqa: E402
+
 SIZES = (100, 1_000, 10_000)
 PROBES = 100
 ROUNDS = 30
@@ -82,109 +81,80 @@ def filler(rng: random.Random, n: int) -> str:
 
 
 def run_one_database() -> dict[str, object]:
-    import django
+    with per_database.scratch_database():
+        return _measure()
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ["TASK_RUNNER"] = "inline"
-    django.setup()
+
+def _measure() -> dict[str, object]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.db import connection
-    from django.test.utils import setup_databases, teardown_databases
 
     from memory.context import context_for_next
     from memory.models import MemoryItem
     from office.services import office_create_with_team
 
-    old = setup_databases(verbosity=0, interactive=False)
-    try:
-        rng = random.Random(5)
-        owner = get_user_model().objects.create(username="bench")
-        offices = {}
-        for size in SIZES:
-            office = office_create_with_team(owner=owner, name=f"Memory {size}")
-            MemoryItem.objects.bulk_create(
-                (
-                    MemoryItem(
-                        office=office,
-                        scope="office",
-                        kind="fact",
-                        text=filler(rng, n),
-                        origin="admin",
-                    )
-                    for n in range(size)
-                ),
-                batch_size=1000,
-            )
-            offices[size] = office
-        channels = {
-            size: office.channels.get(kind="dm", employee__name="Theo")
-            for size, office in offices.items()
-        }
-        instruction = "Can you check when the design review happens and who owns it?"
-        timings: dict[int, list[float]] = {size: [] for size in SIZES}
-        for channel in channels.values():
-            context_for_next(channel=channel, instruction=instruction)
-        for _ in range(ROUNDS):
-            for size, channel in channels.items():
-                started = time.perf_counter()
-                context_for_next(channel=channel, instruction=instruction)
-                timings[size].append(time.perf_counter() - started)
-
-        # recall@budget: plant one item per probe in the 10,000-item office.
-        office, channel = offices[SIZES[-1]], channels[SIZES[-1]]
-        hits, over_budget = 0, 0
-        for probe in range(PROBES):
-            name = f"{rng.choice(_NAMES)}{probe}"
-            planted = MemoryItem.objects.create(
-                office=office,
-                scope="office",
-                kind="fact",
-                origin="admin",
-                text=f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly.",
-            )
-            question = f"Remind me: what do we know about {name}? Anything due soon?"
-            section = context_for_next(channel=channel, instruction=question).section("memory")
-            hits += planted.pk in section.memory_ids
-            over_budget += section.chars > settings.MEMORY_BUDGET_CHARS
-            planted.delete()
-        return {
-            "vendor": connection.vendor,
-            "assembly_ms": {size: statistics.median(t) * 1000 for size, t in timings.items()},
-            "recall_at_budget": hits / PROBES,
-            "over_budget": over_budget,
-            "budget": settings.MEMORY_BUDGET_CHARS,
-        }
-    finally:
-        teardown_databases(old, verbosity=0)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child:
-        print(json.dumps(run_one_database()))
-        return
-    targets = ["sqlite", "postgres"] if args.database == "both" else [args.database]
-    for target in targets:
-        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-        if target == "postgres":
-            env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or PG_DEFAULT
-            env["TEST_DATABASE_NAME"] = "test_office_bench_memory"
-        result = subprocess.run(
-            [sys.executable, __file__, "--child"],
-            env=env,
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
+    rng = random.Random(5)
+    owner = get_user_model().objects.create(username="bench")
+    offices = {}
+    for size in SIZES:
+        office = office_create_with_team(owner=owner, name=f"Memory {size}")
+        MemoryItem.objects.bulk_create(
+            (
+                MemoryItem(
+                    office=office,
+                    scope="office",
+                    kind="fact",
+                    text=filler(rng, n),
+                    origin="admin",
+                )
+                for n in range(size)
+            ),
+            batch_size=1000,
         )
-        if result.returncode != 0:
-            print(f"{target}: skipped ({result.stderr.strip().splitlines()[-1:]})")
-            continue
-        data = json.loads(result.stdout.strip().splitlines()[-1])
+        offices[size] = office
+    channels = {
+        size: office.channels.get(kind="dm", employee__name="Theo")
+        for size, office in offices.items()
+    }
+    instruction = "Can you check when the design review happens and who owns it?"
+    timings: dict[int, list[float]] = {size: [] for size in SIZES}
+    for channel in channels.values():
+        context_for_next(channel=channel, instruction=instruction)
+    for _ in range(ROUNDS):
+        for size, channel in channels.items():
+            started = time.perf_counter()
+            context_for_next(channel=channel, instruction=instruction)
+            timings[size].append(time.perf_counter() - started)
+
+    # recall@budget: plant one item per probe in the 10,000-item office.
+    office, channel = offices[SIZES[-1]], channels[SIZES[-1]]
+    hits, over_budget = 0, 0
+    for probe in range(PROBES):
+        name = f"{rng.choice(_NAMES)}{probe}"
+        planted = MemoryItem.objects.create(
+            office=office,
+            scope="office",
+            kind="fact",
+            origin="admin",
+            text=f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly.",
+        )
+        question = f"Remind me: what do we know about {name}? Anything due soon?"
+        section = context_for_next(channel=channel, instruction=question).section("memory")
+        hits += planted.pk in section.memory_ids
+        over_budget += section.chars > settings.MEMORY_BUDGET_CHARS
+        planted.delete()
+    return {
+        "vendor": connection.vendor,
+        "assembly_ms": {size: statistics.median(t) * 1000 for size, t in timings.items()},
+        "recall_at_budget": hits / PROBES,
+        "over_budget": over_budget,
+        "budget": settings.MEMORY_BUDGET_CHARS,
+    }
+
+
+def print_report(results: list[dict[str, Any]]) -> None:
+    for data in results:
         times = {int(k): v for k, v in data["assembly_ms"].items()}
         base = times[SIZES[0]]
         print(f"\n== {data['vendor']} ==")
@@ -198,4 +168,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    per_database.main(
+        script=__file__,
+        description=(__doc__ or "").split("\n\n")[0],
+        measure=run_one_database,
+        report=print_report,
+    )
