@@ -155,3 +155,9 @@ def employee_retire(*, employee: Employee) -> Employee:
     employee.save(update_fields=["is_active"])
     Channel.objects.filter(lead=employee).update(lead=None)
     return employee
+
+
+def office_set_language(*, office: Office, language: str) -> Office:
+    office.language = language
+    office.save(update_fields=["language"])
+    return office

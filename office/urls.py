@@ -9,5 +9,6 @@ urlpatterns = [
     path("employees/hire/", views.employee_hire_view, name="hire"),
     path("employees/<int:employee_id>/", views.employee_edit_view, name="employee"),
     path("projects/new/", views.project_create_view, name="project_new"),
+    path("language/", views.language_view, name="language"),
     path("c/<int:channel_id>/", views.chat, name="chat"),
 ]

@@ -8,6 +8,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
 from django.views.decorators.http import require_POST
 
 from missions.models import Message, Mission, MissionStatus
@@ -19,6 +20,7 @@ from office.services import (
     employee_hire,
     employee_retire,
     office_for_user,
+    office_set_language,
     project_channel_create,
 )
 from sessions.models import ChatSession
@@ -99,6 +101,22 @@ def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
             employee_id=employee.pk,
         )
     return render(request, "office/employee.html", {"employee": employee, "form": form})
+
+
+@login_required
+@require_POST
+def language_view(request: HttpRequest) -> HttpResponse:
+    """The owner's language: notices and the interface follow it."""
+    office = office_for_user(user=_user(request))
+    language = request.POST.get("language", "")
+    if language in dict(settings.LANGUAGES):
+        office_set_language(office=office, language=language)
+        translation.activate(language)
+        response = redirect("office:home")
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
+        return response
+    messages.error(request, "Unknown language.")
+    return redirect("office:home")
 
 
 @login_required

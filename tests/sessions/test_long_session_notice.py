@@ -78,9 +78,15 @@ def test_19_missions_no_notice_the_20th_one_and_later_still_one() -> None:
 
 
 def test_the_notice_follows_the_users_language() -> None:
-    office = make_office()
-    office.language = "ko"
-    office.save()
+    from django.test import Client
+
+    user = make_user()
+    office = make_office(user)
+    client = Client()
+    client.force_login(user)
+    assert client.post("/language/", {"language": "ko"}).status_code == 302
+    office.refresh_from_db()
+    assert office.language == "ko"
     channel = dm_channel(office)
     fill(channel, 20)
     assert long_session_check_on_entry(channel_id=channel.pk)
