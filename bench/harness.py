@@ -693,14 +693,22 @@ class Stack:
             if code is not None and code not in (0, -signal.SIGTERM, -signal.SIGKILL):
                 failures.append(f"{proc.name} exited with {code}")
             text = proc.log_path.read_text(errors="replace")
-            errors = [
-                line
+            errors = Counter(
+                line.split(" ", 2)[-1][:200]
                 for line in text.splitlines()
-                if " ERROR " in line or "Traceback" in line or "CRITICAL" in line
-            ]
-            if errors:
-                failures.append(f"{proc.name}: {len(errors)} error line(s), first: {errors[0]}")
+                if " ERROR " in line or " CRITICAL " in line
+            )
+            for line, count in errors.most_common(5):
+                failures.append(f"{proc.name}: {count} x {line}")
         return failures
+
+    def task_results(self) -> int:
+        """Celery tasks run so far: each one leaves a result in the result backend."""
+        client = self._redis_client()
+        try:
+            return sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000))
+        finally:
+            client.close()
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -743,6 +751,8 @@ class ClientRun:
     error_frames: list[str] = field(default_factory=list)
     unmatched: Counter[str] = field(default_factory=Counter)
     failure: str = ""
+    # How the server closed the socket before the client did, if it did.
+    closed_by_server: str = ""
 
 
 @dataclass
@@ -769,6 +779,7 @@ class _ClientState:
         # Frames about a mission whose instruction echo has not arrived yet.
         self.early: dict[int, list[tuple[str, float]]] = defaultdict(list)
         self.current: Instruction | None = None
+        self.last_frame = time.perf_counter()
 
     def _apply(self, item: Instruction, kind: str, at: float) -> None:
         if kind == "delta":
@@ -844,6 +855,7 @@ async def _client(
     sent_all: asyncio.Event,
     release: asyncio.Event,
     per_instruction_timeout: float,
+    linger: float,
 ) -> None:
     from websockets.asyncio.client import connect
     from websockets.typing import Origin
@@ -864,7 +876,8 @@ async def _client(
 
             async def reader() -> None:
                 async for raw in ws:
-                    state.handle(raw, time.perf_counter())
+                    state.last_frame = time.perf_counter()
+                    state.handle(raw, state.last_frame)
 
             reading = asyncio.create_task(reader())
             connected.set()
@@ -881,19 +894,35 @@ async def _client(
                     await ws.send(
                         json.dumps({"type": "instruction", "text": text, "client_id": client_id})
                     )
-                    try:
-                        await asyncio.wait_for(item.finished.wait(), per_instruction_timeout)
-                    except TimeoutError:
+                    waiter = asyncio.create_task(item.finished.wait())
+                    await asyncio.wait(
+                        {waiter, reading},
+                        timeout=per_instruction_timeout,
+                        return_when=asyncio.FIRST_COMPLETED,
+                    )
+                    waiter.cancel()
+                    if not item.finished.is_set():
                         item.error = item.error or (
-                            f"no reply.done within {per_instruction_timeout:g} s"
+                            "the server closed the socket before reply.done"
+                            if reading.done()
+                            else f"no reply.done within {per_instruction_timeout:g} s"
                         )
                     if reading.done():
-                        run.failure = "the server closed the socket"
+                        run.failure = (
+                            f"the server closed the socket (code {ws.close_code}) after "
+                            f"{len(run.instructions)} of {count} instructions"
+                        )
                         break
+                last_reply = time.perf_counter()
                 sent_all.set()
                 # Stay connected while the queue drains: late notices still arrive here.
                 await release.wait()
-                await asyncio.sleep(0.3)
+                await asyncio.sleep(max(0.3, linger - (time.perf_counter() - last_reply)))
+                if reading.done():
+                    run.closed_by_server = (
+                        f"code {ws.close_code} {ws.close_reason!r}, "
+                        f"{time.perf_counter() - state.last_frame:.1f} s after the last frame"
+                    )
             finally:
                 reading.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -906,7 +935,12 @@ async def _client(
 
 
 async def _run_clients(
-    stack: Stack, *, instructions: int, per_instruction_timeout: float, phase_timeout: float
+    stack: Stack,
+    *,
+    instructions: int,
+    per_instruction_timeout: float,
+    phase_timeout: float,
+    linger: float,
 ) -> ClientsOutcome:
     ws_url = f"ws://127.0.0.1:{stack.http_port}"
     origin = f"http://127.0.0.1:{stack.http_port}"
@@ -928,6 +962,7 @@ async def _run_clients(
                 sent_all=sent_all[n],
                 release=release,
                 per_instruction_timeout=per_instruction_timeout,
+                linger=linger,
             )
         )
         for n, run in enumerate(runs)
@@ -957,7 +992,9 @@ async def _run_clients(
     finally:
         release.set()
         try:
-            await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), timeout=30)
+            await asyncio.wait_for(
+                asyncio.gather(*tasks, return_exceptions=True), timeout=linger + 30
+            )
         except TimeoutError:
             for task in tasks:
                 task.cancel()
@@ -966,14 +1003,23 @@ async def _run_clients(
 
 
 def run_clients(
-    stack: Stack, *, instructions: int, per_instruction_timeout: float, phase_timeout: float
+    stack: Stack,
+    *,
+    instructions: int,
+    per_instruction_timeout: float,
+    phase_timeout: float,
+    linger: float = 0.0,
 ) -> ClientsOutcome:
+    """Connect one client per user, start them together, wait for every reply, then keep
+    the sockets open until the broker queue has drained (and at least `linger` seconds
+    after each client's last reply)."""
     return asyncio.run(
         _run_clients(
             stack,
             instructions=instructions,
             per_instruction_timeout=per_instruction_timeout,
             phase_timeout=phase_timeout,
+            linger=linger,
         )
     )
 
@@ -990,6 +1036,7 @@ class ChannelCheck:
     duplicate_client_ids: int = 0
     not_done: list[str] = field(default_factory=list)
     empty_replies: int = 0
+    foreign_replies: int = 0
     reply_counts: Counter[int] = field(default_factory=Counter)
     instruction_counts: Counter[int] = field(default_factory=Counter)
     mission_count: int = 0
@@ -1045,6 +1092,10 @@ class DatabaseCheck:
         return sum(c.empty_replies for c in self.channels)
 
     @property
+    def foreign_replies(self) -> int:
+        return sum(c.foreign_replies for c in self.channels)
+
+    @property
     def bad_reply_counts(self) -> int:
         return sum(1 for c in self.channels for n in c.reply_counts.values() if n != 1) + sum(
             c.found - len(c.reply_counts) for c in self.channels
@@ -1065,6 +1116,7 @@ class DatabaseCheck:
             or self.doubled
             or self.not_done
             or self.empty_replies
+            or self.foreign_replies
             or self.bad_reply_counts
             or self.bad_instruction_counts
             or self.bad_session_counts
@@ -1075,15 +1127,21 @@ class DatabaseCheck:
         return [c for c in self.channels if c.notices != c.notice_expected]
 
 
-def check_database(stack: Stack, *, instructions: int, threshold: int = 20) -> DatabaseCheck:
-    """Count, per client channel, the missions, replies and notices the run stored."""
+def check_database(stack: Stack, *, sent: dict[int, int], threshold: int = 20) -> DatabaseCheck:
+    """Count, per client channel, the missions, replies and notices the run stored.
+
+    `sent` is the number of instructions each channel's client sent (a client whose socket
+    the server closed sends fewer; that is reported as a client-side problem, not here)."""
     channel_ids = [u.channel_id for u in stack.users]
-    by_channel = {u.channel_id: ChannelCheck(user=u, expected=instructions) for u in stack.users}
+    by_channel = {
+        u.channel_id: ChannelCheck(user=u, expected=sent.get(u.channel_id, 0)) for u in stack.users
+    }
     prefix = CLIENT_ID_PREFIX + "%"
     with stack.connect_scratch() as conn:
         rows = conn.execute(
             """
             SELECT m.id, m.channel_id, m.client_id, m.status, length(m.reply),
+                   strpos(m.reply, m.instruction) > 0,
                    (SELECT count(*) FROM missions_message x
                      WHERE x.mission_id = m.id AND x.kind = 'employee'),
                    (SELECT count(*) FROM missions_message x
@@ -1094,7 +1152,7 @@ def check_database(stack: Stack, *, instructions: int, threshold: int = 20) -> D
             (channel_ids, prefix),
         ).fetchall()
         client_ids: dict[int, Counter[str]] = defaultdict(Counter)
-        for mission, channel, client_id, status, reply_len, replies, users in rows:
+        for mission, channel, client_id, status, reply_len, echoes, replies, users in rows:
             check = by_channel[channel]
             check.found += 1
             client_ids[channel][client_id] += 1
@@ -1102,6 +1160,10 @@ def check_database(stack: Stack, *, instructions: int, threshold: int = 20) -> D
                 check.not_done.append(f"{mission}:{status}")
             if not reply_len:
                 check.empty_replies += 1
+            elif not echoes:
+                # The model server echoes the prompt's last message, the current mission:
+                # a reply without its own instruction answered some other mission.
+                check.foreign_replies += 1
             check.reply_counts[mission] = int(replies)
             check.instruction_counts[mission] = int(users)
         for channel, counter in client_ids.items():
@@ -1205,7 +1267,7 @@ def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> None
     print_table("Latency", rows)
 
 
-def print_throughput(outcome: ClientsOutcome) -> None:
+def print_throughput(outcome: ClientsOutcome, tasks_run: int) -> None:
     items = outcome.instructions
     done = sum(1 for i in items if i.done is not None)
     rows: list[tuple[str, ...]] = [
@@ -1214,6 +1276,10 @@ def print_throughput(outcome: ClientsOutcome) -> None:
         ("reply.done received", str(done)),
         ("wall time (first send to last reply.done)", f"{outcome.elapsed:.1f} s"),
         ("missions per second", f"{done / outcome.elapsed:.2f}"),
+        (
+            "Celery tasks run (results stored)",
+            f"{tasks_run} ({tasks_run / max(done, 1):.1f} per mission)",
+        ),
     ]
     print_table("Throughput", rows)
 
@@ -1251,6 +1317,7 @@ def print_counts(check: DatabaseCheck, outcome: ClientsOutcome, *, with_notices:
         ("doubled (extra missions or duplicates)", str(check.doubled), "0"),
         ("missions not done", str(check.not_done), "0"),
         ("done with an empty reply", str(check.empty_replies), "0"),
+        ("replies that do not answer their own instruction", str(check.foreign_replies), "0"),
         ("missions without exactly one saved reply", str(check.bad_reply_counts), "0"),
         ("missions without exactly one instruction", str(check.bad_instruction_counts), "0"),
         ("sessions whose mission_count is off", str(check.bad_session_counts), "0"),
@@ -1262,16 +1329,28 @@ def print_counts(check: DatabaseCheck, outcome: ClientsOutcome, *, with_notices:
         ),
         ("reply.done received by the clients", str(received_done), str(check.expected)),
         ("client-side problems", str(len(client_side)), "0"),
+        (
+            "sockets the server closed before the client did",
+            str(sum(1 for run in outcome.runs if run.closed_by_server)),
+            "0",
+        ),
     ]
     print_table("Count check", rows)
     problems: list[str] = []
     if not check.count_ok:
         for channel in check.channels:
-            if channel.lost or channel.doubled or channel.not_done or channel.empty_replies:
+            if (
+                channel.lost
+                or channel.doubled
+                or channel.not_done
+                or channel.empty_replies
+                or channel.foreign_replies
+            ):
                 problems.append(
                     f"channel {channel.user.channel_id} (client {channel.user.index}): "
                     f"found {channel.found}/{channel.expected}, doubled {channel.doubled}, "
-                    f"not done {channel.not_done[:5]}, empty {channel.empty_replies}"
+                    f"not done {channel.not_done[:5]}, empty {channel.empty_replies}, "
+                    f"foreign {channel.foreign_replies}"
                 )
             bad = {m: n for m, n in channel.reply_counts.items() if n != 1}
             if bad:
@@ -1372,7 +1451,9 @@ def run_benchmark(
     notices_must_match: bool,
 ) -> int:
     """Bring the stack up, run the clients, check the database, print the tables.
-    Returns the exit code: 1 if the count check (and, if asked, the notice check) failed."""
+
+    Returns the exit code: 1 if the count check (and, if asked, the notice check) failed,
+    2 if the run could not be completed (a service did not start, the deadline passed)."""
     threshold = int(os.environ.get("LONG_SESSION_MISSIONS") or 20)
     config = StackConfig(
         users=args.clients,
@@ -1387,41 +1468,70 @@ def run_benchmark(
         label=title.split()[0].lower(),
     )
     budget = args.timeout + 600  # setup and teardown on top of the client phase
-    with run_deadline(budget), Stack(config, max_seconds=budget) as stack:
-        outcome = run_clients(
-            stack,
-            instructions=args.instructions,
-            per_instruction_timeout=args.instruction_timeout,
-            phase_timeout=args.timeout,
-        )
-        stack.stop_services()
-        check = check_database(stack, instructions=args.instructions, threshold=threshold)
-        print(
-            f"\n{title}: {args.clients} clients x {args.instructions} instructions; "
-            f"{args.workers} Celery worker(s) x {args.concurrency} prefork children; "
-            f"model delay {args.delay_ms:g} ms; "
-            f"{sum(1 for n in prefill if n)} sessions pre-filled with {max(prefill, default=0)} "
-            f"missions; notice threshold {threshold}"
-        )
-        print_throughput(outcome)
-        print_latency(outcome, percentiles)
-        problems = print_counts(check, outcome, with_notices=False)
-        notice_problems = print_notices(check, outcome)
-        print_resources(stack)
-        service = stack.service_failures()
-        if not outcome.queue_idle:
-            service.append("the broker queue had not drained 60 s after the last reply")
-        failed = bool(problems) or (notices_must_match and bool(notice_problems))
-        print("\nResult: " + ("FAILED" if failed else "OK"))
-        for line in [*problems, *notice_problems][:40]:
-            print(f"  - {line}")
-        if service:
-            print("Service log findings:")
-            for line in service:
-                print(f"  - {line}")
-        if failed or service:
-            stack.mark_failed()
+    try:
+        with run_deadline(budget), Stack(config, max_seconds=budget) as stack:
+            outcome = run_clients(
+                stack,
+                instructions=args.instructions,
+                per_instruction_timeout=args.instruction_timeout,
+                phase_timeout=args.timeout,
+                linger=args.linger,
+            )
+            tasks_run = stack.task_results()
+            stack.stop_services()
+            check = check_database(
+                stack,
+                sent={run.user.channel_id: len(run.instructions) for run in outcome.runs},
+                threshold=threshold,
+            )
+            pre_filled = [n for n in prefill if n]
+            print(
+                f"\n{title}: {args.clients} clients x {args.instructions} instructions; "
+                f"{args.workers} Celery worker(s) x {args.concurrency} prefork children; "
+                f"model delay {args.delay_ms:g} ms; {len(pre_filled)} sessions pre-filled "
+                f"with {max(pre_filled, default=0)} missions; notice threshold {threshold}"
+            )
+            print_throughput(outcome, tasks_run)
+            print_latency(outcome, percentiles)
+            problems = print_counts(check, outcome, with_notices=False)
+            notice_problems = print_notices(check, outcome)
+            print_resources(stack)
+            failed = bool(problems) or (notices_must_match and bool(notice_problems))
+            if _print_findings(stack, outcome, failed, [*problems, *notice_problems]):
+                stack.mark_failed()
+    except BenchError as exc:
+        print(f"\nBenchmark stopped: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nBenchmark interrupted", file=sys.stderr)
+        return 130
     return 1 if failed else 0
+
+
+def _print_findings(
+    stack: Stack, outcome: ClientsOutcome, failed: bool, problems: list[str]
+) -> bool:
+    """Print the verdict and what else was seen; True when there is anything to look at."""
+    print("\nResult: " + ("FAILED" if failed else "OK"))
+    for line in problems[:40]:
+        print(f"  - {line}")
+    closed = [
+        f"client {run.user.index} (channel {run.user.channel_id}): {run.closed_by_server}"
+        for run in outcome.runs
+        if run.closed_by_server
+    ]
+    if closed:
+        print(f"Sockets closed by the server while their client still listened: {len(closed)}")
+        for line in closed[:10]:
+            print(f"  - {line}")
+    service = stack.service_failures()
+    if not outcome.queue_idle:
+        service.append("the broker queue had not drained 60 s after the last reply")
+    if service:
+        print("Service log findings:")
+        for line in service:
+            print(f"  - {line}")
+    return bool(problems or closed or service)
 
 
 def _mib(kib: int) -> str:
@@ -1446,19 +1556,33 @@ def run_deadline(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous_term)
 
 
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
 def add_common_arguments(
     parser: Any, *, clients: int, instructions: int, workers: int, delay_ms: float
 ) -> None:
-    parser.add_argument("--clients", type=int, default=clients, help="concurrent WebSocket clients")
+    parser.add_argument(
+        "--clients", type=positive_int, default=clients, help="concurrent WebSocket clients"
+    )
     parser.add_argument(
         "--delay-ms", type=float, default=delay_ms, help="the model server's wait before a reply"
     )
     parser.add_argument(
-        "--instructions", type=int, default=instructions, help="instructions per client"
+        "--instructions", type=positive_int, default=instructions, help="instructions per client"
     )
-    parser.add_argument("--workers", type=int, default=workers, help="Celery worker processes")
     parser.add_argument(
-        "--concurrency", type=int, default=2, help="prefork children per Celery worker"
+        "--workers",
+        type=positive_int,
+        default=workers,
+        help="Celery workers (each its own prefork pool)",
+    )
+    parser.add_argument(
+        "--concurrency", type=positive_int, default=2, help="prefork children per Celery worker"
     )
     parser.add_argument(
         "--redis-db", type=int, default=11, help="Redis DB index for this run (must be empty)"
@@ -1466,12 +1590,22 @@ def add_common_arguments(
     parser.add_argument(
         "--redis-force", action="store_true", help="flush the Redis DB even if it holds keys"
     )
-    parser.add_argument("--pg-url", default=os.environ.get("BENCH_PG_URL") or PG_DEFAULT)
+    parser.add_argument(
+        "--pg-url",
+        default=os.environ.get("BENCH_PG_URL") or PG_DEFAULT,
+        help="maintenance database on 127.0.0.1 the scratch database is created from",
+    )
     parser.add_argument(
         "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
     )
     parser.add_argument(
-        "--timeout", type=float, default=900.0, help="seconds the client phase may take"
+        "--timeout", type=float, default=600.0, help="seconds the client phase may take"
+    )
+    parser.add_argument(
+        "--linger",
+        type=float,
+        default=0.0,
+        help="seconds each client stays connected after its last reply (idle sockets)",
     )
     parser.add_argument("--keep-logs", action="store_true", help="keep the processes' logs")
 

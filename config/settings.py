@@ -139,7 +139,12 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": env_int("CHANNEL_CAPACITY", 1000)},
+            # No socket timeout: the layer blocks on Redis for up to 5 s while a socket is
+            # idle, and redis-py 8's default 5 s timeout would kill such sockets (1011).
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                "capacity": env_int("CHANNEL_CAPACITY", 1000),
+            },
         }
     }
 else:
@@ -188,6 +193,8 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_max": 0.5,
 }
 CELERY_TASK_SERIALIZER = "json"
+# Nothing reads task results, except the chord of a block compaction (its tasks opt in).
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 

@@ -27,7 +27,7 @@ def extract_memory(mission_id: int) -> list[tuple[int, str]]:
     return memory_extract_from_mission(mission_id=mission_id)
 
 
-@shared_task(acks_late=True)
+@shared_task(acks_late=True, ignore_result=False)
 def fold_block(session_id: int, mission_ids: list[int]) -> dict[str, Any]:
     from memory.compaction import block_fold
 

@@ -43,6 +43,9 @@ class Mission(models.Model):
     error = models.TextField(blank=True)
     client_id = models.CharField(max_length=64, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # The id of the task delivery running it: the same delivery coming back means its
+    # worker died, and it may take the mission over.
+    run_token = models.CharField(max_length=64, blank=True)
     # Not auto_now_add: an imported conversation keeps the times it happened at.
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)

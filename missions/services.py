@@ -2,6 +2,7 @@
 is called; replies run in a task queued on commit; events go out after commit."""
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -29,6 +30,8 @@ from sessions.services import session_get_or_open_current
 logger = logging.getLogger(__name__)
 
 REPORT_EXCERPT_CHARS = 400
+# Seconds between reply.delta events of one reply.
+DELTA_INTERVAL = 0.05
 
 
 class InstructionRejected(Exception):
@@ -365,15 +368,22 @@ def mission_fail(*, mission: Mission, code: str, message: str) -> Message:
     )
 
 
-def mission_run(*, mission_id: int) -> None:
+def mission_run(*, mission_id: int, run_token: str = "") -> None:
     """Answer a queued mission: assemble its context, stream the reply, save it.
 
-    Claimed with a conditional update, so a duplicate delivery of the task is a no-op."""
+    Claimed with a conditional update, so a duplicate delivery of the task is a no-op;
+    the same delivery redelivered (its worker was killed) takes the mission over."""
     from memory.context import context_for_mission
     from memory.memory_items import memory_mark_used
 
-    claimed = Mission.objects.filter(pk=mission_id, status=MissionStatus.QUEUED).update(
-        status=MissionStatus.RUNNING, started_at=timezone.now(), attempts=F("attempts") + 1
+    claimable = Q(status=MissionStatus.QUEUED)
+    if run_token:
+        claimable |= Q(status=MissionStatus.RUNNING, run_token=run_token)
+    claimed = Mission.objects.filter(claimable, pk=mission_id).update(
+        status=MissionStatus.RUNNING,
+        started_at=timezone.now(),
+        attempts=F("attempts") + 1,
+        run_token=run_token,
     )
     if not claimed:
         return
@@ -388,11 +398,34 @@ def mission_run(*, mission_id: int) -> None:
         stream = provider.stream_chat(
             messages=context.messages, model=mission.assignee.model or None
         )
-        for index, piece in enumerate(stream):
+        # Pieces are sent in small batches: a model streams many tiny tokens, and one
+        # channel-layer message each would cost more than the text it carries.
+        batch: list[str] = []
+        index = 0
+        last_sent = time.monotonic()
+        for piece in stream:
             pieces.append(piece)
+            batch.append(piece)
+            if time.monotonic() - last_sent >= DELTA_INTERVAL:
+                send_event(
+                    mission.channel_id,
+                    {
+                        "type": REPLY_DELTA,
+                        "mission": mission.pk,
+                        "index": index,
+                        "text": "".join(batch),
+                    },
+                )
+                batch, index, last_sent = [], index + 1, time.monotonic()
+        if batch:
             send_event(
                 mission.channel_id,
-                {"type": REPLY_DELTA, "mission": mission.pk, "index": index, "text": piece},
+                {
+                    "type": REPLY_DELTA,
+                    "mission": mission.pk,
+                    "index": index,
+                    "text": "".join(batch),
+                },
             )
         reply = "".join(pieces).strip()
         if not reply:

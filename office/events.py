@@ -6,6 +6,8 @@ client that reconnects fetches what it missed by message id."""
 
 import asyncio
 import logging
+import os
+import threading
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -58,6 +60,22 @@ def message_event(message: Message) -> dict[str, Any]:
     return {"type": kind, "message": message_payload(message)}
 
 
+_sender: tuple[int, asyncio.AbstractEventLoop] | None = None
+_sender_lock = threading.Lock()
+
+
+def _sender_loop() -> asyncio.AbstractEventLoop:
+    """One event loop per process for sends from sync code (task workers, threads), so
+    the channel layer keeps one Redis connection instead of opening one per event."""
+    global _sender
+    with _sender_lock:
+        if _sender is None or _sender[0] != os.getpid():  # a forked worker needs its own
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="office-events", daemon=True).start()
+            _sender = (os.getpid(), loop)
+        return _sender[1]
+
+
 def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
@@ -82,7 +100,12 @@ def send_event(channel_id: int, event: dict[str, Any]) -> None:
                 timeout=5
             )
             return
-        async_to_sync(layer.group_send)(group, envelope)
+        if _running_loop() is not None:
+            async_to_sync(layer.group_send)(group, envelope)
+            return
+        asyncio.run_coroutine_threadsafe(layer.group_send(group, envelope), _sender_loop()).result(
+            timeout=5
+        )
     except Exception:
         # A lost event is recovered by the client's resync; a failed send must not fail
         # the mission that produced it.

@@ -129,6 +129,10 @@
 
   function delta(frame) {
     let bubble = streams.get(frame.mission);
+    if (bubble && frame.index === 0) {
+      // The reply started over (its worker was replaced): show the new attempt only.
+      bubble.lastChild.textContent = "";
+    }
     if (!bubble) {
       bubble = el("li", "msg employee streaming");
       bubble.appendChild(el("div", "meta", (boot.employee || "Reply") + " · typing…"));

@@ -10,12 +10,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.utils.timezone import now as timezone_now
 
 from llm.schemas import SummaryState
 from memory.models import RollingSummary, SummaryRevision
@@ -160,12 +162,10 @@ def test_a_worker_killed_mid_reply_loses_nothing_and_the_work_completes(
         assert Mission.objects.get(pk=mission.pk).status == MissionStatus.RUNNING
         worker = _worker(env)
         # The sweeper (Celery beat in production) finds the abandoned mission.
-        later = Mission.objects.get(pk=mission.pk).started_at
-        assert later is not None
-        from datetime import timedelta
-
+        started = Mission.objects.get(pk=mission.pk).started_at
+        assert started is not None
         counts = mission_sweep_stuck(
-            now=later + timedelta(seconds=settings.MISSION_STUCK_AFTER + 1)
+            now=started + timedelta(seconds=settings.MISSION_STUCK_AFTER + 1)
         )
         assert counts["requeued"] == 1
         _wait(
@@ -176,6 +176,36 @@ def test_a_worker_killed_mid_reply_loses_nothing_and_the_work_completes(
         assert Mission.objects.filter(channel=channel).count() == 1
         replies = Message.objects.filter(mission=mission, kind="employee")
         assert replies.count() == 1 and replies[0].text.startswith("Echo:")
+    finally:
+        worker.stop()
+
+
+def test_the_sweeper_requeues_a_mission_whose_worker_never_came_back(
+    fake_openai: FakeOpenAI, celery_mode: None
+) -> None:
+    env = _env(fake_openai, settings.REDIS_URL)
+    channel = dm_channel(make_office(make_user()))
+    accepted = instruction_accept(channel=channel, text="Draft the memo")
+    # As if a worker took it and vanished, and its task was lost with the broker's data.
+    Mission.objects.filter(pk=accepted.mission.pk).update(
+        status=MissionStatus.RUNNING, run_token="lost", attempts=1, started_at=timezone_now()
+    )
+    import redis
+
+    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    worker = _worker(env)
+    try:
+        started = Mission.objects.get(pk=accepted.mission.pk).started_at or timezone_now()
+        counts = mission_sweep_stuck(
+            now=started + timedelta(seconds=settings.MISSION_STUCK_AFTER + 1)
+        )
+        assert counts["requeued"] == 1
+        _wait(
+            lambda: Mission.objects.get(pk=accepted.mission.pk).status == MissionStatus.DONE,
+            60,
+            "the re-queued mission to finish",
+        )
+        assert Message.objects.filter(mission=accepted.mission, kind="employee").count() == 1
     finally:
         worker.stop()
 
@@ -225,7 +255,7 @@ def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 def test_with_the_broker_down_instructions_are_saved_shown_delayed_and_answered_later(
-    fake_openai: FakeOpenAI, settings: Any
+    fake_openai: FakeOpenAI, settings: Any, tmp_path: Path
 ) -> None:
     """A private Redis, stopped while an instruction arrives through the web server."""
     port = _free_port()
@@ -256,7 +286,7 @@ def test_with_the_broker_down_instructions_are_saved_shown_delayed_and_answered_
         env,
         ready="Listening on TCP address",
     )
-    worker = _worker(env, "-B", "-s", str(Path(settings.BASE_DIR) / "var" / f"beat-{port}"))
+    worker = _worker(env, "-B", "-s", str(tmp_path / "beat-schedule"))
     try:
         user = make_user("broker", password="broker-pass-1")
         channel = dm_channel(make_office(user))
