@@ -38,12 +38,16 @@ def _background_executor() -> ThreadPoolExecutor:
 def _run_in_thread(task: "OfficeTask", args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     from django.db import close_old_connections, connections
 
-    close_old_connections()
     try:
+        close_old_connections()
         result = task.apply(args=args, kwargs=kwargs)
         if result.failed():
             logger.error("task %s failed: %r", task.name, result.result)
         return result.result
+    except Exception:
+        # Nobody reads this future: a failure must at least reach the log.
+        logger.exception("task %s could not run", task.name)
+        return None
     finally:
         connections.close_all()
 

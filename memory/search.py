@@ -225,3 +225,53 @@ def rank_memory_items(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
+
+
+# SQLite rebuilds a table to alter it, and the rebuild drops the table's triggers: after
+# any migration the FTS5 triggers are put back (and the index rebuilt if they were gone).
+_SQLITE_TRIGGERS = {
+    "missions_mission_fts": (
+        "missions_mission",
+        ("instruction", "reply"),
+    ),
+    "memory_memoryitem_fts": ("memory_memoryitem", ("text",)),
+}
+
+
+def ensure_sqlite_fulltext(using: str = "default") -> list[str]:
+    """Recreate missing FTS5 sync triggers; returns the indexes that were rebuilt."""
+    from django.db import connections
+
+    conn = connections[using]
+    if conn.vendor != "sqlite":
+        return []
+    rebuilt = []
+    with conn.cursor() as cursor:
+        for fts, (table, columns) in _SQLITE_TRIGGERS.items():
+            cursor.execute("SELECT name FROM sqlite_master WHERE type='table' AND name=%s", [fts])
+            if cursor.fetchone() is None:
+                continue  # before the migration that creates it
+            cols = ", ".join(columns)
+            new = ", ".join(f"new.{c}" for c in columns)
+            old = ", ".join(f"old.{c}" for c in columns)
+            wanted = {
+                f"{fts}_ai": f"AFTER INSERT ON {table} BEGIN INSERT INTO {fts}(rowid, {cols}) "
+                f"VALUES (new.id, {new}); END",
+                f"{fts}_ad": f"AFTER DELETE ON {table} BEGIN INSERT INTO {fts}({fts}, rowid, "
+                f"{cols}) VALUES ('delete', old.id, {old}); END",
+                f"{fts}_au": f"AFTER UPDATE OF {cols} ON {table} BEGIN INSERT INTO {fts}({fts}, "
+                f"rowid, {cols}) VALUES ('delete', old.id, {old}); INSERT INTO "
+                f"{fts}(rowid, {cols}) VALUES (new.id, {new}); END",
+            }
+            missing = False
+            for name, body in wanted.items():
+                cursor.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='trigger' AND name=%s", [name]
+                )
+                if cursor.fetchone() is None:
+                    missing = True
+                    cursor.execute(f"CREATE TRIGGER {name} {body}")
+            if missing:
+                cursor.execute(f"INSERT INTO {fts}({fts}) VALUES ('rebuild')")
+                rebuilt.append(fts)
+    return rebuilt

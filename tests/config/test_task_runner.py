@@ -1,6 +1,8 @@
 import threading
 from typing import Any
 
+import pytest
+
 from config.celery import app, wait_for_background_tasks
 
 seen: list[str] = []
@@ -11,6 +13,7 @@ def record_thread_name() -> None:
     seen.append(threading.current_thread().name)
 
 
+@pytest.mark.django_db
 def test_the_embedded_runner_runs_tasks_off_the_calling_thread(settings: Any) -> None:
     settings.TASK_RUNNER = "thread"
     seen.clear()
