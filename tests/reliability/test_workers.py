@@ -321,3 +321,36 @@ def test_with_the_broker_down_instructions_are_saved_shown_delayed_and_answered_
     finally:
         for proc in (worker, web, redis):
             proc.stop()
+
+
+def test_a_refold_chord_runs_on_real_workers(
+    fake_openai: FakeOpenAI, celery_mode: None, settings: Any
+) -> None:
+    """The admin's parallel re-fold as production runs it: a chord over the broker, block
+    results through the Redis result backend, the merge as its callback."""
+    settings.TASK_RUNNER = "inline"
+    channel = dm_channel(make_office(make_user()))
+    session = channel.sessions.get()
+    add_finished_missions(session, 60)
+    summary = RollingSummary.objects.get(session=session)
+    version = summary.version
+    settings.TASK_RUNNER = "celery"
+    env = _env(fake_openai, settings.REDIS_URL, LLM_PROVIDER="offline")
+    worker = _worker(env)
+    try:
+        from memory.tasks import compact_session
+
+        assert compact_session(session.pk, from_scratch=True) == 3
+        _wait(
+            lambda: RollingSummary.objects.get(session=session).version > version,
+            60,
+            "the merged re-fold to land",
+        )
+        latest = SummaryRevision.objects.filter(summary=summary).order_by("-version").first()
+        assert latest is not None and latest.kind == "refold"
+        assert latest.verifier_report["ok"] is True
+        state = SummaryState.model_validate(RollingSummary.objects.get(session=session).state)
+        covered = {seq for _, seq in state_refs(state)} | {d.mission for d in state.dropped}
+        assert covered == set(range(1, 53))
+    finally:
+        worker.stop()
