@@ -1,17 +1,39 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.db import connection
 
 from memory.search import ensure_sqlite_fulltext, rank_folded_missions
 from tests.factories import add_finished_missions, dm_channel, make_office
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "sqlite", reason="the SQLite FTS5 index"),
-]
+ROOT = Path(__file__).resolve().parents[2]
 
 
+def test_recall_finds_new_missions_on_a_freshly_migrated_sqlite_database(tmp_path: Path) -> None:
+    """Whatever database the suite runs on, the embedded default's index is checked."""
+    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path}/office.sqlite3"
+    result = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("sqlite_recall.py"))],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "True"
+
+
+@pytest.mark.django_db(transaction=True)
 def test_lost_fts_triggers_are_restored_and_the_index_rebuilt() -> None:
     """SQLite drops a table's triggers when a migration rebuilds the table."""
+    if connection.vendor != "sqlite":
+        assert ensure_sqlite_fulltext() == []  # nothing to do on PostgreSQL
+        return
     with connection.cursor() as cursor:
         for suffix in ("ai", "ad", "au"):
             cursor.execute(f"DROP TRIGGER missions_mission_fts_{suffix}")

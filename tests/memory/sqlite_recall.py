@@ -1,0 +1,33 @@
+"""Run as a script on a fresh SQLite file: migrate (some migrations rebuild the missions
+table, which drops its triggers), then check that recall's full-text index still follows
+new missions. Prints the ids it found."""
+
+import os
+
+import django
+
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+os.environ["TASK_RUNNER"] = "inline"
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+
+from memory.search import rank_folded_missions  # noqa: E402
+from missions.services import mission_record_finished  # noqa: E402
+from office.services import office_create_with_team  # noqa: E402
+
+call_command("migrate", verbosity=0)
+office = office_create_with_team(owner=get_user_model().objects.create(username="u"), name="o")
+channel = office.channels.get(kind="dm", employee__name="Theo")
+session = channel.sessions.get()
+theo = office.employees.get(name="Theo")
+for n in range(1, 13):
+    text = "The quokka mascot is approved." if n == 1 else f"Task {n}."
+    mission_record_finished(
+        session=session, assignee=channel.employee, instruction=text, reply=f"Done {n}."
+    )
+found = rank_folded_missions(
+    channel_id=channel.pk, session_id=session.pk, folded_through_seq=4, text="quokka", limit=5
+)
+print(found == [session.missions.get(seq=1).pk])
