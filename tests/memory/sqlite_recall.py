@@ -24,9 +24,7 @@ session = channel.sessions.get()
 theo = office.employees.get(name="Theo")
 for n in range(1, 13):
     text = "The quokka mascot is approved." if n == 1 else f"Task {n}."
-    mission_record_finished(
-        session=session, assignee=theo, instruction=text, reply=f"Done {n}."
-    )
+    mission_record_finished(session=session, assignee=theo, instruction=text, reply=f"Done {n}.")
 found = rank_folded_missions(
     channel_id=channel.pk, session_id=session.pk, folded_through_seq=4, text="quokka", limit=5
 )
