@@ -179,6 +179,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=5)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    # How often workers look for tasks a dead worker left unacknowledged; kombu's default
+    # (about every 100 s) would outlast a short visibility timeout many times over.
+    "unacked_restore_interval": max(1, min(10, CELERY_VISIBILITY_TIMEOUT // 2)),
+    "unacked_restore_throttle": 1,
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
 }
