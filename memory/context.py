@@ -6,7 +6,7 @@ The cost is a constant number of queries whatever the session's length, and ever
 section stays within its budget."""
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -306,11 +306,12 @@ def assemble(
     recent = list(done.order_by("-seq")[:window])
     oldest_recent = min((m.seq for m in recent), default=seq)
 
-    # Missions out of the window whose fold has not landed: shown as excerpts.
-    pending_source = session
+    # Missions out of the window whose fold has not landed: shown as excerpts. While a new
+    # session's carry-over is being folded, that is the previous session's unfolded tail,
+    # under the previous session's summary.
+    pending_session_id = session.pk
     pending_filter = Q(seq__gt=watermark, seq__lt=oldest_recent)
     summary_text = summary.text if summary else ""
-    summary_from: int | None = None
     previous_number: int | None = None
     if carry_pending:
         previous = (
@@ -318,15 +319,10 @@ def assemble(
         )
         previous_number = previous.session.number if previous else None
         summary_text = previous.text if previous else ""
-        summary_from = previous_number
-        pending_source_id = carried_from
+        pending_session_id = carried_from  # type: ignore[assignment]
         pending_filter = Q(seq__gt=previous.folded_through_seq if previous else 0)
-    else:
-        pending_source_id = pending_source.pk
-        if summary_text and carried_from:
-            summary_from = None
     pending_qs = Mission.objects.filter(
-        pending_filter, session_id=pending_source_id, status=MissionStatus.DONE
+        pending_filter, session_id=pending_session_id, status=MissionStatus.DONE
     )
     pending_stats = pending_qs.aggregate(total=Count("id"), first=Min("seq"))
     pending_rows = list(pending_qs.order_by("-seq")[:PENDING_MAX_LISTED])
@@ -387,12 +383,12 @@ def assemble(
     colleagues = [e for e in office.employees.filter(is_active=True) if e.pk != employee.pk]
 
     system = _system_section(office=office, employee=employee, pinned=pinned, colleagues=colleagues)
-    summary_section = _summary_section(summary_text, carried_from=summary_from)
+    summary_section = _summary_section(summary_text, carried_from=previous_number)
     pending = _pending_section(
         pending_rows,
         pending_stats["total"] or 0,
         pending_stats["first"],
-        previous_number if carry_pending else None,
+        previous_number,
     )
     blocks, recent_chars = _recent_blocks(recent, channel.detail_budget)
     recent_section = Section(
@@ -462,18 +458,3 @@ def context_for_next(
         seq=session.mission_count + 1,
         at=timezone.now(),
     )
-
-
-def report_json(context: AssembledContext) -> str:
-    return json.dumps(context.report(), ensure_ascii=False)
-
-
-__all__ = [
-    "AssembledContext",
-    "Section",
-    "asdict",
-    "assemble",
-    "context_for_mission",
-    "context_for_next",
-    "report_json",
-]

@@ -25,9 +25,10 @@ CLOSE_LOGGED_OUT = 4401
 def _session_alive(scope: dict[str, Any]) -> bool:
     session = scope.get("session")
     key = getattr(session, "session_key", None)
-    if session is None or not key or not session.exists(key):
+    if session is None or not key:
         return False
-    # The session may still exist but belong to nobody now (a logout rotates it).
+    # One read of the stored session: a deleted (logged out) or expired one loads empty,
+    # a rotated one belongs to nobody or to someone else.
     stored = session.__class__(session_key=key)
     return str(stored.get("_auth_user_id")) == str(scope["user"].pk)
 

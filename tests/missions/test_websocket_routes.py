@@ -103,36 +103,27 @@ async def test_the_master_delegates_to_a_named_employee_who_reports_back(
 
 
 @pytest.mark.parametrize(
-    ("text", "who"),
-    [("@Iris sketch the onboarding", "Iris"), ("Who can help with the launch?", "Avery")],
+    ("kind", "text", "who"),
+    [
+        # All hands: the named employee, otherwise the chief of staff.
+        ("all", "@Iris sketch the onboarding", "Iris"),
+        ("all", "Who can help with the launch?", "Avery"),
+        # Project: the named member, otherwise the lead.
+        ("project", "@Theo wire the signup form", "Theo"),
+        ("project", "Status of the launch?", "Mara"),
+    ],
 )
-async def test_in_the_all_channel_the_named_employee_or_the_master_answers(
-    model: FakeOpenAI, text: str, who: str
+async def test_the_named_employee_or_the_channels_default_answers(
+    model: FakeOpenAI, kind: str, text: str, who: str
 ) -> None:
     user, office = await _office()
-    channel = await database_sync_to_async(channel_of)(office, "all")
+    channel = await database_sync_to_async(channel_of)(office, kind)
     _, _, socket = await open_socket(channel.pk, user)
     await socket.send_json_to({"type": "instruction", "text": text})
     await frames_until(socket, "reply.done")
     await socket.disconnect()
     [mission] = await _missions(channel=channel)
-    assert mission.assignee.name == who and mission.source == "all"
-
-
-@pytest.mark.parametrize(
-    ("text", "who"), [("@Theo wire the signup form", "Theo"), ("Status of the launch?", "Mara")]
-)
-async def test_in_a_project_the_named_member_or_the_lead_answers(
-    model: FakeOpenAI, text: str, who: str
-) -> None:
-    user, office = await _office()
-    channel = await database_sync_to_async(channel_of)(office, "project")
-    _, _, socket = await open_socket(channel.pk, user)
-    await socket.send_json_to({"type": "instruction", "text": text})
-    await frames_until(socket, "reply.done")
-    await socket.disconnect()
-    [mission] = await _missions(channel=channel)
-    assert mission.assignee.name == who and mission.source == "project"
+    assert mission.assignee.name == who and mission.source == kind
 
 
 async def test_meeting_notes_become_follow_ups_in_each_employees_dm(model: FakeOpenAI) -> None:
