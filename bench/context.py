@@ -109,11 +109,11 @@ def run_one_database() -> dict[str, object]:
 def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
     from django.contrib.auth import get_user_model
 
-    from memory.context import context_for_next
-    from memory.services import summary_fold
+    from context.selectors import context_for_next
     from missions.models import Mission, MissionStatus
     from office.services import office_create_with_team
     from sessions.services import session_get_or_open_current
+    from summaries.services import summary_fold
 
     owner = get_user_model().objects.create(username="bench")
     office = office_create_with_team(owner=owner, name="Bench office")
@@ -152,16 +152,20 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
     built = {count: session_with(count) for count in LENGTHS}
     timings: dict[int, list[float]] = {count: [] for count in LENGTHS}
     for session, _, _ in built.values():
-        context_for_next(channel=session.channel, instruction=instruction)  # warm caches
+        context_for_next(
+            channel=session.channel, session=session, instruction=instruction
+        )  # warm caches
     # Rounds interleave the lengths, so drift in a shared machine's speed hits all alike.
     for _ in range(ROUNDS):
         for count, (session, _, _) in built.items():
             started = time.perf_counter()
-            context_for_next(channel=session.channel, instruction=instruction)
+            context_for_next(channel=session.channel, session=session, instruction=instruction)
             timings[count].append(time.perf_counter() - started)
     for count, (session, rows, fold_seconds) in built.items():
         with CaptureQueriesContext(connection) as queries:
-            context = context_for_next(channel=session.channel, instruction=instruction)
+            context = context_for_next(
+                channel=session.channel, session=session, instruction=instruction
+            )
         naive = (
             len(context.section("system").text)
             + sum(len(r.instruction) + len(r.reply) for r in rows)
@@ -177,7 +181,7 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
         }
 
     # Retention: missions appended one by one, folds as the runtime runs them.
-    from missions.services import mission_record_finished
+    from missions.intake import mission_record_finished
 
     channel = office.channels.get(kind="master")
     session = session_get_or_open_current(channel=channel)
@@ -195,7 +199,11 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
         )
         summary_fold(session_id=session.pk)
         if n in PROBES:
-            context = context_for_next(channel=channel, instruction="Continue with the plan.")
+            context = context_for_next(
+                channel=channel,
+                session=session_get_or_open_current(channel=channel),
+                instruction="Continue with the plan.",
+            )
             text = "\n".join(m["content"] for m in context.messages)
             summary_text = context.section("summary").text
             lisbon_lines = [line for line in summary_text.splitlines() if "Lisbon" in line]

@@ -1052,12 +1052,6 @@ class ChannelCheck:
     def doubled(self) -> int:
         return self.duplicate_client_ids + self.other_missions + max(0, self.found - self.expected)
 
-    @property
-    def replies_ok(self) -> bool:
-        return set(self.reply_counts.elements()) <= {1} and sum(self.reply_counts.values()) == len(
-            self.reply_counts
-        )
-
 
 @dataclass
 class DatabaseCheck:
@@ -1121,10 +1115,6 @@ class DatabaseCheck:
             or self.bad_instruction_counts
             or self.bad_session_counts
         )
-
-    @property
-    def notice_mismatches(self) -> list[ChannelCheck]:
-        return [c for c in self.channels if c.notices != c.notice_expected]
 
 
 def check_database(stack: Stack, *, sent: dict[int, int], threshold: int = 20) -> DatabaseCheck:

@@ -90,9 +90,10 @@ def _measure() -> dict[str, object]:
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from memory.context import context_for_next
+    from context.selectors import context_for_next
     from memory.models import MemoryItem
     from office.services import office_create_with_team
+    from sessions.services import session_get_or_open_current
 
     rng = random.Random(5)
     owner = get_user_model().objects.create(username="bench")
@@ -120,11 +121,19 @@ def _measure() -> dict[str, object]:
     instruction = "Can you check when the design review happens and who owns it?"
     timings: dict[int, list[float]] = {size: [] for size in SIZES}
     for channel in channels.values():
-        context_for_next(channel=channel, instruction=instruction)
+        context_for_next(
+            channel=channel,
+            session=session_get_or_open_current(channel=channel),
+            instruction=instruction,
+        )
     for _ in range(ROUNDS):
         for size, channel in channels.items():
             started = time.perf_counter()
-            context_for_next(channel=channel, instruction=instruction)
+            context_for_next(
+                channel=channel,
+                session=session_get_or_open_current(channel=channel),
+                instruction=instruction,
+            )
             timings[size].append(time.perf_counter() - started)
 
     # recall@budget: plant one item per probe in the 10,000-item office.
@@ -140,7 +149,11 @@ def _measure() -> dict[str, object]:
             text=f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly.",
         )
         question = f"Remind me: what do we know about {name}? Anything due soon?"
-        section = context_for_next(channel=channel, instruction=question).section("memory")
+        section = context_for_next(
+            channel=channel,
+            session=session_get_or_open_current(channel=channel),
+            instruction=question,
+        ).section("memory")
         hits += planted.pk in section.memory_ids
         over_budget += section.chars > settings.MEMORY_BUDGET_CHARS
         planted.delete()

@@ -39,3 +39,4 @@ api = NinjaAPI(
 )
 api.add_router("/", "missions.api.router")
 api.add_router("/", "memory.api.router")
+api.add_router("/", "summaries.api.router")

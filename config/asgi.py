@@ -12,10 +12,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
-from config.celery import start_embedded_sweeper  # noqa: E402
-from office.routing import websocket_urlpatterns  # noqa: E402
+from config.celery import start_embedded_beat  # noqa: E402
+from realtime.routing import websocket_urlpatterns  # noqa: E402
 
-start_embedded_sweeper()
+start_embedded_beat()
 http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
 
 application = ProtocolTypeRouter(

@@ -14,10 +14,11 @@ import os
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from celery import Celery
 from celery.contrib.django.task import DjangoTask
+from celery.exceptions import NotRegistered
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -131,38 +132,68 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-_sweeper_started = False
+def registered_task(name: str) -> Any:
+    """The task registered as `name`, importing every app's tasks module on first use (a
+    worker does that at start; the web process and commands only when they queue)."""
+    try:
+        return app.tasks[name]
+    except NotRegistered:
+        app.loader.import_default_modules()
+        return app.tasks[name]
 
 
-def start_embedded_sweeper() -> None:
+def queue_task(name: str, *args: Any) -> None:
+    """Send the task registered as `name` the way tasks run in this mode. Raises when the
+    broker cannot be reached, so the caller can tell the person (see `queue_task_on_commit`).
+
+    Services queue by name: they never import a tasks module (tasks import services)."""
+    registered_task(name).delay(*args)
+
+
+def queue_task_on_commit(name: str, *args: Any) -> None:
+    """Queue after the current transaction commits; a broker outage is logged (the
+    sweepers recover what matters: replies and folds)."""
+    task = registered_task(name)
+    assert isinstance(task, OfficeTask)
+    task.delay_on_commit(*args)
+
+
+def task_signature(name: str, *args: Any) -> Any:
+    """A signature for canvases (groups, chords) of tasks known by name."""
+    return app.signature(name, args=args)
+
+
+_beat_started = False
+
+
+def start_embedded_beat() -> None:
     """In the embedded default there is no Celery beat: a daemon thread of the web process
-    re-queues missions a crash or restart left behind."""
-    global _sweeper_started
+    queues the entries of CELERY_BEAT_SCHEDULE (the sweepers) on their intervals."""
+    global _beat_started
     from django.conf import settings
 
-    if settings.TASK_RUNNER != "thread" or _sweeper_started:
+    if settings.TASK_RUNNER != "thread" or _beat_started:
         return
-    _sweeper_started = True
+    _beat_started = True
+    entries = cast(dict[str, dict[str, Any]], settings.CELERY_BEAT_SCHEDULE)
+    schedule = [(str(entry["task"]), float(entry["schedule"])) for entry in entries.values()]
 
     def loop() -> None:
-        import time
-
-        from django.db import connections
-
-        from missions.services import mission_sweep_stuck
-
+        due = {name: time.monotonic() + interval for name, interval in schedule}
         while True:
-            time.sleep(settings.SWEEP_INTERVAL)
+            time.sleep(1.0)
             if settings.TASK_RUNNER != "thread":  # tests switch runners at run time
                 continue
-            try:
-                mission_sweep_stuck()
-            except Exception:
-                logger.exception("sweeping stuck missions failed")
-            finally:
-                connections.close_all()
+            now = time.monotonic()
+            for name, interval in schedule:
+                if now >= due[name]:
+                    due[name] = now + interval
+                    try:
+                        queue_task(name)
+                    except Exception:
+                        logger.exception("queueing %s failed", name)
 
-    threading.Thread(target=loop, name="office-sweeper", daemon=True).start()
+    threading.Thread(target=loop, name="office-beat", daemon=True).start()
 
 
 def run_canvas(canvas: Any) -> None:

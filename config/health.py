@@ -12,6 +12,8 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from config.celery import app
+
 
 def _database() -> str:
     with connection.cursor() as cursor:
@@ -39,8 +41,6 @@ def _channel_layer() -> str:
 def _broker() -> str:
     if settings.TASK_RUNNER != "celery":
         return f"in-process ({settings.TASK_RUNNER})"
-    from config.celery import app
-
     with app.connection_for_write() as conn:
         conn.ensure_connection(max_retries=1, timeout=2)
     return "redis"

@@ -55,7 +55,9 @@ INSTALLED_APPS = [
     "office",
     "sessions.apps.ChatSessionsConfig",
     "missions",
+    "summaries",
     "memory",
+    "context",
     "llm",
 ]
 
@@ -238,9 +240,15 @@ MISSION_MAX_ATTEMPTS = env_int("MISSION_MAX_ATTEMPTS", 3, minimum=1)
 INSTRUCTION_RATE_LIMIT = env_int("INSTRUCTION_RATE_LIMIT", 30, minimum=0)
 INSTRUCTION_RATE_WINDOW = env_int("INSTRUCTION_RATE_WINDOW", 60, minimum=1)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60, minimum=5)
+# Run by Celery beat in production and by the web process's own timer in the embedded
+# default (config.celery.start_embedded_beat).
 CELERY_BEAT_SCHEDULE = {
     "sweep-stuck-missions": {
-        "task": "missions.tasks.sweep_stuck_missions",
+        "task": "missions.tasks.mission_sweep_stuck",
+        "schedule": float(SWEEP_INTERVAL),
+    },
+    "sweep-lagging-folds": {
+        "task": "summaries.tasks.summary_sweep_lagging",
         "schedule": float(SWEEP_INTERVAL),
     },
 }

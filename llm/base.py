@@ -2,12 +2,9 @@
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
-
-from llm.schemas import MemoryCandidates, SummaryState
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -45,36 +42,14 @@ class ChatStream:
         return self.pieces
 
 
-@dataclass(frozen=True)
-class FoldMission:
-    """A mission as a fold sees it."""
-
-    id: int
-    seq: int
-    at: datetime
-    instruction: str
-    reply: str
-
-
 class Provider(Protocol):
     name: str
+    # Whether `structured` works. Without it (the offline provider), domain code uses its
+    # own deterministic fallbacks (the extractive fold, pattern-based memory extraction).
+    structured_output: bool
 
     def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream: ...
 
     def structured(
         self, *, messages: ChatMessages, schema: type[T], model: str | None = None
     ) -> tuple[T, Usage]: ...
-
-    def fold(
-        self,
-        *,
-        previous: SummaryState,
-        missions: list[FoldMission],
-        budget_chars: int,
-        findings: list[str],
-    ) -> SummaryState:
-        """Merge the missions into the previous state. `findings` are the verifier's
-        complaints about an earlier attempt, empty on the first one."""
-        ...
-
-    def extract_memory(self, *, instruction: str, reply: str) -> MemoryCandidates: ...

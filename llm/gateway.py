@@ -5,6 +5,8 @@ import functools
 from django.conf import settings
 
 from llm.base import Provider
+from llm.offline import OfflineProvider
+from llm.openai_provider import OpenAIProvider
 
 _override: Provider | None = None
 
@@ -20,16 +22,12 @@ def get_provider() -> Provider:
             settings.OPENAI_TIMEOUT,
             settings.OPENAI_MAX_ATTEMPTS,
         )
-    from llm.offline import OfflineProvider
-
     return OfflineProvider()
 
 
 @functools.lru_cache(maxsize=4)
 def _openai_provider(*key: object) -> Provider:
     """One client (and its connection pool) per configuration, for the whole process."""
-    from llm.openai_provider import OpenAIProvider
-
     return OpenAIProvider.from_settings()
 
 

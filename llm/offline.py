@@ -1,33 +1,17 @@
 """The offline provider: deterministic, no network, good enough to try the product.
 
 It answers in the employee's voice from the context it was given (so the demo shows
-that an employee knows the summary and the memory), streams in pieces like a real model,
-folds extractively and extracts memory from explicit patterns."""
+that an employee knows the summary and the memory) and streams in pieces like a real
+model. It has no structured output: folding and memory extraction use their own
+deterministic paths when `structured_output` is false."""
 
-import re
 from collections.abc import Iterator
 
-from llm.base import ChatMessages, ChatStream, FoldMission, ProviderError, T, Usage
-from llm.schemas import MemoryCandidate, MemoryCandidates, SummaryState
+from llm.base import ChatMessages, ChatStream, ProviderError, T, Usage
 
 # How chars become tokens where no provider reports them: about four chars a token for
 # English text (OpenAI's rule of thumb); only used for the offline provider's usage.
 CHARS_PER_TOKEN = 4
-
-_MEMORY_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("fact", re.compile(r"\bremember(?: that)?\s+(.{6,300}?)(?:[.!\n]|$)", re.I)),
-    ("rule", re.compile(r"\b((?:always|never)\s+.{6,300}?)(?:[.!\n]|$)", re.I)),
-    (
-        "fact",
-        re.compile(
-            r"\b(our (?:price|pricing|company|product|customers?|target)\b"
-            r".{3,300}?)(?:[.!\n]|$)",
-            re.I,
-        ),
-    ),
-    ("decision", re.compile(r"\b(we (?:have )?decided\b.{3,300}?)(?:[.!\n]|$)", re.I)),
-    ("preference", re.compile(r"\b(i (?:prefer|like|want you to)\b.{3,300}?)(?:[.!\n]|$)", re.I)),
-]
 
 
 def _content(message: dict[str, object]) -> str:
@@ -49,6 +33,7 @@ def _first_line_after(text: str, heading: str) -> str:
 
 class OfflineProvider:
     name = "offline"
+    structured_output = False
 
     def __init__(self, *, piece_chars: int = 12) -> None:
         self.piece_chars = piece_chars
@@ -96,30 +81,5 @@ class OfflineProvider:
     ) -> tuple[T, Usage]:
         raise ProviderError(
             "unsupported",
-            "The offline provider has no general structured "
-            "output; it folds and extracts memory itself.",
+            "The offline provider has no structured output.",
         )
-
-    def fold(
-        self,
-        *,
-        previous: SummaryState,
-        missions: list[FoldMission],
-        budget_chars: int,
-        findings: list[str],
-    ) -> SummaryState:
-        from memory.extractive import extractive_fold
-
-        return extractive_fold(previous=previous, missions=missions, budget_chars=budget_chars)
-
-    def extract_memory(self, *, instruction: str, reply: str) -> MemoryCandidates:
-        found: list[MemoryCandidate] = []
-        seen: set[str] = set()
-        for kind, pattern in _MEMORY_PATTERNS:
-            for match in pattern.finditer(instruction):
-                text = match.group(1).strip().rstrip(",;")
-                key = text.lower()
-                if key not in seen:
-                    seen.add(key)
-                    found.append(MemoryCandidate(kind=kind, text=text[0].upper() + text[1:]))
-        return MemoryCandidates(items=found)

@@ -17,9 +17,7 @@ import openai
 import pydantic
 from django.conf import settings
 
-from llm.base import ChatMessages, ChatStream, FoldMission, ProviderError, T, Usage
-from llm.prompts import extract_messages, fold_messages
-from llm.schemas import MemoryCandidates, SummaryState
+from llm.base import ChatMessages, ChatStream, ProviderError, T, Usage
 
 if TYPE_CHECKING:
     from openai.types import CompletionUsage
@@ -34,6 +32,7 @@ CONNECT_TIMEOUT_CAP = 5.0
 
 class OpenAIProvider:
     name = "openai"
+    structured_output = True
 
     def __init__(
         self,
@@ -142,29 +141,6 @@ class OpenAIProvider:
         if message.parsed is None:
             raise ProviderError("bad_output", "The model returned an empty answer.")
         return message.parsed, usage
-
-    def fold(
-        self,
-        *,
-        previous: SummaryState,
-        missions: list[FoldMission],
-        budget_chars: int,
-        findings: list[str],
-    ) -> SummaryState:
-        state, _usage = self.structured(
-            messages=fold_messages(
-                previous=previous, missions=missions, budget_chars=budget_chars, findings=findings
-            ),
-            schema=SummaryState,
-        )
-        return state
-
-    def extract_memory(self, *, instruction: str, reply: str) -> MemoryCandidates:
-        candidates, _usage = self.structured(
-            messages=extract_messages(instruction=instruction, reply=reply),
-            schema=MemoryCandidates,
-        )
-        return candidates
 
     def _provider_error(self, exc: Exception) -> ProviderError:
         error = _translate(exc, timeout=self.timeout)

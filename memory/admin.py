@@ -1,230 +1,58 @@
 from typing import Any
 
-from django.contrib import admin, messages
+from django import forms
+from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
-from django.urls import path, reverse
+from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from llm.schemas import SummaryState
-from memory.admin_views import diff_html, render_state_html, seq_index
-from memory.memory_items import memory_item_retire
-from memory.models import MemoryItem, RollingSummary, SummaryRevision
-from memory.search import rank_memory_items, search_terms
-from memory.services import summary_rollback
+from context.search import rank_memory_items
+from memory.models import MemoryItem, MemoryOrigin
+from memory.services import (
+    MemoryRejected,
+    Target,
+    memory_item_create,
+    memory_item_edit,
+    memory_item_retire,
+    memory_target,
+    memory_text_clean,
+)
 
 
-class SummaryRevisionInline(admin.TabularInline):
-    model = SummaryRevision
-    extra = 0
-    fields = (
-        "version",
-        "kind",
-        "folded_through_seq",
-        "provider",
-        "verified",
-        "created_at",
-        "links",
-    )
-    readonly_fields = fields
-    can_delete = False
-    show_change_link = True
-    ordering = ("-version",)
+class MemoryItemForm(forms.ModelForm):
+    """The admin's form checks what the memory services check, so a bad value is a form
+    error rather than a failed save."""
 
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.display(description="verified", boolean=True)
-    def verified(self, obj: SummaryRevision) -> bool:
-        return bool(obj.verifier_report.get("ok"))
-
-    @admin.display(description="")
-    def links(self, obj: SummaryRevision) -> SafeString:
-        diff = reverse("admin:memory_summaryrevision_diff") + f"?a={obj.pk}"
-        return format_html('<a href="{}">diff with previous</a>', diff)
-
-
-@admin.register(RollingSummary)
-class RollingSummaryAdmin(admin.ModelAdmin):
-    list_display = (
-        "session",
-        "channel",
-        "version",
-        "folded_through_seq",
-        "chars",
-        "carry_over_pending",
-        "updated_at",
-    )
-    search_fields = ("text", "session__channel__name", "session__channel__office__name")
-    list_filter = ("session__channel__kind", "carry_over_pending")
-    list_select_related = ("session", "session__channel")
-    readonly_fields = (
-        "session",
-        "version",
-        "folded_through_seq",
-        "carry_over_pending",
-        "structured",
-        "text",
-        "updated_at",
-    )
-    exclude = ("state",)
-    inlines = [SummaryRevisionInline]
-    actions = ["refold"]
-
-    @admin.display(description="channel")
-    def channel(self, obj: RollingSummary) -> str:
-        return str(obj.session.channel)
-
-    @admin.display(description="chars")
-    def chars(self, obj: RollingSummary) -> int:
-        return len(obj.text)
-
-    @admin.display(description="summary")
-    def structured(self, obj: RollingSummary) -> SafeString:
-        state = SummaryState.model_validate(obj.state or {})
-        return render_state_html(state, seq_index(obj.session))
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    @admin.action(description="Re-fold from the original missions (parallel blocks)")
-    def refold(self, request: HttpRequest, queryset: QuerySet[RollingSummary]) -> None:
-        from memory.tasks import compact_session
-
-        for summary in queryset:
-            blocks = compact_session(summary.session_id, from_scratch=True)
-            self.log_change(request, summary, f"re-fold queued in {blocks} blocks")
-            self.message_user(request, f"{summary.session}: re-fold queued in {blocks} blocks.")
-
-
-@admin.register(SummaryRevision)
-class SummaryRevisionAdmin(admin.ModelAdmin):
-    list_display = (
-        "summary",
-        "version",
-        "kind",
-        "folded_through_seq",
-        "provider",
-        "verified",
-        "created_at",
-    )
-    list_filter = ("kind", "provider")
-    search_fields = ("after_text",)
-    list_select_related = ("summary__session__channel",)
-    readonly_fields = (
-        "summary",
-        "version",
-        "kind",
-        "folded_through_seq",
-        "provider",
-        "created_at",
-        "after",
-        "diff",
-        "report",
-        "folded_mission_ids",
-    )
-    exclude = ("before_state", "after_state", "before_text", "after_text", "verifier_report")
-    change_form_template = "admin/memory/summaryrevision/change_form.html"
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return request.method == "GET" and super().has_change_permission(request, obj)
-
-    @admin.display(description="verified", boolean=True)
-    def verified(self, obj: SummaryRevision) -> bool:
-        return bool(obj.verifier_report.get("ok"))
-
-    @admin.display(description="state after")
-    def after(self, obj: SummaryRevision) -> SafeString:
-        return render_state_html(
-            SummaryState.model_validate(obj.after_state or {}), seq_index(obj.summary.session)
+    class Meta:
+        model = MemoryItem
+        fields = (
+            "office",
+            "scope",
+            "employee",
+            "channel",
+            "kind",
+            "text",
+            "pinned",
+            "source_mission",
         )
 
-    @admin.display(description="diff with the state before")
-    def diff(self, obj: SummaryRevision) -> SafeString:
-        return diff_html(obj.before_state, obj.after_state)
-
-    @admin.display(description="verifier report")
-    def report(self, obj: SummaryRevision) -> SafeString:
-        report = obj.verifier_report or {}
-        checks = report.get("checks", {})
-        rows = "".join(
-            format_html("<li>{}: {}</li>", name, "passed" if ok else "FAILED")
-            for name, ok in checks.items()
-        )
-        findings = "".join(format_html("<li>{}</li>", f) for f in report.get("findings", []))
-        attempts = "".join(format_html("<li>{}</li>", str(a)) for a in report.get("attempts", []))
-        return format_html(
-            "<ul>{}</ul><p>Findings:</p><ul>{}</ul><p>Attempts:</p><ul>{}</ul>",
-            SafeString(rows),
-            SafeString(findings or "<li>none</li>"),
-            SafeString(attempts or "<li>none</li>"),
-        )
-
-    def get_urls(self) -> list[Any]:
-        own = [
-            path(
-                "diff/",
-                self.admin_site.admin_view(self.diff_view),
-                name="memory_summaryrevision_diff",
-            ),
-            path(
-                "<int:revision_id>/rollback/",
-                self.admin_site.admin_view(self.rollback_view),
-                name="memory_summaryrevision_rollback",
-            ),
-        ]
-        return own + super().get_urls()
-
-    def diff_view(self, request: HttpRequest) -> HttpResponse:
-        """Any two revisions of one summary: ?a=ID&b=ID (b defaults to a's predecessor)."""
-        a = get_object_or_404(SummaryRevision, pk=request.GET.get("a") or 0)
-        b_id = request.GET.get("b")
-        if b_id:
-            b = get_object_or_404(SummaryRevision, pk=b_id, summary=a.summary)
-            older, newer = sorted([a, b], key=lambda r: r.version)
-            before, after = older.after_state, newer.after_state
-        else:
-            older, newer, before, after = a, a, a.before_state, a.after_state
-        revisions = a.summary.revisions.order_by("-version")
-        return render(
-            request,
-            "admin/memory/summaryrevision/diff.html",
-            {
-                **self.admin_site.each_context(request),
-                "title": f"Diff of {a.summary}",
-                "older": older,
-                "newer": newer,
-                "diff": diff_html(before, after),
-                "revisions": revisions,
-                "a": a,
-            },
-        )
-
-    def rollback_view(self, request: HttpRequest, revision_id: int) -> HttpResponse:
-        revision = get_object_or_404(SummaryRevision, pk=revision_id)
-        if request.method != "POST":
-            return HttpResponseRedirect(
-                reverse("admin:memory_summaryrevision_change", args=[revision.pk])
-            )
-        if not self.has_view_permission(request, revision) or not request.user.has_perm(
-            "memory.change_rollingsummary"
-        ):
-            return HttpResponse(status=403)
-        if summary_rollback(revision=revision):
-            self.log_change(request, revision.summary, f"rolled back to v{revision.version}")
-            messages.success(
-                request, f"Rolled back to version {revision.version} (recorded as a new revision)."
-            )
-        else:
-            messages.error(request, "The summary changed meanwhile; nothing was rolled back.")
-        return HttpResponseRedirect(
-            reverse("admin:memory_rollingsummary_change", args=[revision.summary_id])
-        )
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        try:
+            if "text" in data and "kind" in data:
+                data["text"] = memory_text_clean(data["text"], data["kind"])
+            if self.instance.pk is None and data.get("office") is not None:
+                memory_target(
+                    office=data["office"],
+                    scope=data.get("scope", ""),
+                    employee=data.get("employee"),
+                    channel=data.get("channel"),
+                )
+        except MemoryRejected as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return data
 
 
 class SupersededFilter(admin.SimpleListFilter):
@@ -258,12 +86,24 @@ class MemoryItemAdmin(admin.ModelAdmin):
         "updated_at",
     )
     list_display_links = ("id",)
-    list_editable = ("text", "kind", "pinned")
     list_filter = ("office", "scope", "kind", "origin", "pinned", "active", SupersededFilter)
     search_fields = ("text",)
     list_select_related = ("office", "employee", "channel", "source_mission")
     raw_id_fields = ("employee", "channel", "source_mission", "superseded_by", "created_by")
+    form = MemoryItemForm
     readonly_fields = ("chain", "created_at", "updated_at", "last_used_at")
+    # Provenance and lifecycle change only through the services (retire, supersede).
+    fixed_after_creation = (
+        "office",
+        "scope",
+        "employee",
+        "channel",
+        "origin",
+        "active",
+        "superseded_by",
+        "source_mission",
+        "created_by",
+    )
     actions = ["pin", "unpin", "retire"]
 
     @admin.display(description="for")
@@ -312,39 +152,64 @@ class MemoryItemAdmin(admin.ModelAdmin):
         """Full-text search (the same index the prompts use), then plain substring."""
         if not search_term.strip():
             return queryset, False
-        ids = (
-            rank_memory_items(
-                candidate_sql="1 = 1", candidate_params=[], text=search_term, limit=500
-            )
-            if search_terms(search_term)
-            else []
-        )
+        ids = rank_memory_items(candidates=queryset, text=search_term, limit=500)
         substring = queryset.filter(text__icontains=search_term)
         return queryset.filter(pk__in=ids) | substring, False
 
-    def _bulk(self, request: HttpRequest, queryset: QuerySet[MemoryItem], verb: str) -> None:
+    def _bulk(
+        self, request: HttpRequest, queryset: QuerySet[MemoryItem], verb: str, **change: Any
+    ) -> None:
+        changed = 0
         for item in queryset:
+            try:
+                if change.get("retire"):
+                    memory_item_retire(item=item)
+                else:
+                    memory_item_edit(item=item, pinned=change["pinned"])
+            except MemoryRejected as exc:
+                self.message_user(request, f"{item.pk}: {exc}", level="warning")
+                continue
             self.log_change(request, item, verb)
-        self.message_user(request, f"{queryset.count()} item(s) {verb}.")
+            changed += 1
+        self.message_user(request, f"{changed} item(s) {verb}.")
 
     @admin.action(description="Pin selected items")
     def pin(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
-        self._bulk(request, queryset, "pinned")
-        queryset.update(pinned=True)
+        self._bulk(request, queryset, "pinned", pinned=True)
 
     @admin.action(description="Unpin selected items")
     def unpin(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
-        self._bulk(request, queryset, "unpinned")
-        queryset.update(pinned=False)
+        self._bulk(request, queryset, "unpinned", pinned=False)
 
     @admin.action(description="Retire selected items")
     def retire(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
-        self._bulk(request, queryset, "retired")
-        for item in queryset:
-            memory_item_retire(item=item)
+        self._bulk(request, queryset, "retired", retire=True)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return (*self.readonly_fields, "origin", "active", "superseded_by", "created_by")
+        return (*self.readonly_fields, *self.fixed_after_creation)
 
     def save_model(self, request: HttpRequest, obj: MemoryItem, form: Any, change: bool) -> None:
-        if not change:
-            obj.origin = "admin"
-            obj.created_by = request.user  # type: ignore[assignment]
-        super().save_model(request, obj, form, change)
+        """Writes go through the memory services, with their validation."""
+        if change:
+            memory_item_edit(
+                item=MemoryItem.objects.get(pk=obj.pk),
+                text=obj.text,
+                kind=obj.kind,
+                pinned=obj.pinned,
+            )
+            obj.refresh_from_db()
+            return
+        created = memory_item_create(
+            target=Target(
+                office=obj.office, scope=obj.scope, employee=obj.employee, channel=obj.channel
+            ),
+            kind=obj.kind,
+            text=obj.text,
+            origin=MemoryOrigin.ADMIN,
+            pinned=obj.pinned,
+            source_mission=obj.source_mission,
+            created_by=request.user,  # type: ignore[arg-type]
+        )
+        obj.pk = created.pk

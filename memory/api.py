@@ -7,7 +7,13 @@ from ninja import Field, Router, Schema
 from ninja.errors import HttpError
 from ninja.responses import Status
 
-from memory.memory_items import (
+from memory.models import MemoryItem, MemoryOrigin
+from memory.selectors import (
+    memory_for_channel_panel,
+    memory_get_for_user,
+    memory_list_for_user,
+)
+from memory.services import (
     MemoryRejected,
     memory_item_create,
     memory_item_edit,
@@ -15,15 +21,8 @@ from memory.memory_items import (
     memory_item_supersede,
     memory_target,
 )
-from memory.models import MemoryItem, MemoryOrigin, RollingSummary
-from memory.selectors import (
-    memory_for_channel_panel,
-    memory_get_for_user,
-    memory_list_for_user,
-)
 from office.models import Channel, Employee, Office
 from office.selectors import channel_get_for_user
-from sessions.services import session_get_or_open_current
 
 router = Router(tags=["memory"])
 
@@ -197,25 +196,3 @@ def channel_memory(request: HttpRequest, channel_id: int) -> list[dict[str, Any]
     if channel is None:
         raise HttpError(404, "No such channel.")
     return [_out(i) for i in memory_for_channel_panel(channel=channel)[:200]]
-
-
-@router.get("channels/{channel_id}/summary", summary="The rolling summary of the current session")
-def channel_summary(request: HttpRequest, channel_id: int) -> dict[str, Any]:
-    channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
-    if channel is None:
-        raise HttpError(404, "No such channel.")
-    session = session_get_or_open_current(channel=channel)
-    summary = RollingSummary.objects.filter(session=session).first()
-    previous = None
-    if summary is not None and summary.carry_over_pending and session.carried_over_from_id:
-        previous = RollingSummary.objects.filter(session_id=session.carried_over_from_id).first()
-    shown = previous or summary
-    return {
-        "session": session.pk,
-        "number": session.number,
-        "state": shown.state if shown else {},
-        "text": shown.text if shown else "",
-        "version": shown.version if shown else 0,
-        "folded_through_seq": summary.folded_through_seq if summary else 0,
-        "carry_over_pending": bool(summary and summary.carry_over_pending),
-    }

@@ -1,10 +1,31 @@
-"""Reads of long-term memory, scoped to what a user may see."""
+"""Reads of long-term memory: what a user may see, and what a prompt may hold."""
 
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
 
-from memory.models import MemoryItem
+from memory.models import MemoryItem, MemoryKind, MemoryScope
 from office.models import Channel
+
+
+def memory_in_scope(
+    *, office_id: int, employee_id: int | None, channel_id: int
+) -> QuerySet[MemoryItem]:
+    """The active items that apply to work of this employee in this channel: the office's,
+    the employee's own and the channel's. The one definition of memory scope."""
+    scope = Q(scope=MemoryScope.OFFICE) | Q(scope=MemoryScope.CHANNEL, channel_id=channel_id)
+    if employee_id is not None:
+        scope |= Q(scope=MemoryScope.EMPLOYEE, employee_id=employee_id)
+    return MemoryItem.objects.filter(scope, office_id=office_id, active=True)
+
+
+def memory_standing(items: QuerySet[MemoryItem]) -> QuerySet[MemoryItem]:
+    """Pinned items and rules: the high-priority lane of the system prompt."""
+    return items.filter(Q(pinned=True) | Q(kind=MemoryKind.RULE)).order_by("-pinned", "id")
+
+
+def memory_rankable(items: QuerySet[MemoryItem]) -> QuerySet[MemoryItem]:
+    """Everything else: ranked for each instruction."""
+    return items.filter(pinned=False).exclude(kind=MemoryKind.RULE)
 
 
 def memory_list_for_user(
@@ -43,11 +64,10 @@ def memory_get_for_user(*, user: User | AnonymousUser, item_id: int) -> MemoryIt
 def memory_for_channel_panel(*, channel: Channel) -> QuerySet[MemoryItem]:
     """What the people of a channel remember: the office's items, the channel's own, and
     (in a 1:1) the employee's."""
-    scope = Q(scope="office") | Q(scope="channel", channel=channel)
-    if channel.employee_id is not None:
-        scope |= Q(scope="employee", employee_id=channel.employee_id)
     return (
-        MemoryItem.objects.filter(scope, office_id=channel.office_id, active=True)
+        memory_in_scope(
+            office_id=channel.office_id, employee_id=channel.employee_id, channel_id=channel.pk
+        )
         .select_related("employee", "channel")
         .order_by("-pinned", "-updated_at")
     )

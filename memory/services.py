@@ -1,379 +1,210 @@
-"""Writes for rolling summaries: folding and carry-over (DESIGN.md §4).
+"""Writes for long-term memory (DESIGN.md §5): the only place that changes MemoryItem.
 
-A fold reads, asks the provider (no lock held while the model thinks), verifies, and
-commits with a conditional update on (version, watermark): running the same fold twice,
-or two at once, gives the result of one."""
+Items keep their provenance (origin, source mission, who, when). Nothing is deleted: an
+item is retired, or superseded by a newer one that keeps the link."""
 
-import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
 
-from llm.base import FoldMission, Provider, ProviderError
-from llm.gateway import get_provider
-from llm.schemas import DroppedMission, SummaryItem, SummaryState
-from memory.extractive import extractive_fold
-from memory.models import RevisionKind, RollingSummary, SummaryRevision
-from memory.summary import Ref, render_summary, state_refs
-from memory.verifier import VerifierReport, summary_verify
-from missions.models import Mission, MissionStatus
-from sessions.models import ChatSession
+from language.statements import normalize, reverses, same_topic, subject_of
+from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
+from missions.models import Mission
+from office.models import Channel, Employee, Office
 
-logger = logging.getLogger(__name__)
-
-# Missions per provider call: bounds the fold prompt however large a backlog grows.
-FOLD_BATCH = 40
-# Past this many blocks of waiting missions, a fold becomes a parallel block compaction.
-BACKLOG_BLOCKS = 2
+MAX_MEMORY_CHARS = 1_000
 
 
-@dataclass
-class FoldOutcome:
-    folded_seqs: list[int] = field(default_factory=list)
-    revisions: int = 0
-    raced: bool = False
+class MemoryRejected(ValueError):
+    """A memory change that cannot be made; the message is for a person."""
 
 
-def summary_get_or_create(*, session: ChatSession) -> RollingSummary:
-    summary, _ = RollingSummary.objects.get_or_create(session=session)
-    return summary
+@dataclass(frozen=True)
+class Target:
+    office: Office
+    scope: str
+    employee: Employee | None = None
+    channel: Channel | None = None
 
 
-def fold_cutoff(*, session: ChatSession) -> int:
-    """The highest seq that has left the detail window: everything up to it is folded.
-
-    The window holds the last DETAIL_MISSIONS done missions; a mission still queued or
-    running holds the cutoff below itself, so a late finisher is never skipped."""
-    window = settings.DETAIL_MISSIONS
-    done = Mission.objects.filter(session=session, status=MissionStatus.DONE)
-    beyond = list(done.order_by("-seq").values_list("seq", flat=True)[window : window + 1])
-    if not beyond:
-        return 0
-    cutoff = beyond[0]
-    unfinished = (
-        Mission.objects.filter(
-            session=session, status__in=[MissionStatus.QUEUED, MissionStatus.RUNNING]
-        )
-        .order_by("seq")
-        .values_list("seq", flat=True)
-        .first()
+def memory_target(
+    *, office: Office, scope: str, employee: Employee | None = None, channel: Channel | None = None
+) -> Target:
+    """Check that a scope and its target fit together and belong to the office."""
+    if scope not in MemoryScope.values:
+        raise MemoryRejected(f"scope must be one of {', '.join(MemoryScope.values)}")
+    if scope == MemoryScope.EMPLOYEE and (employee is None or employee.office_id != office.pk):
+        raise MemoryRejected("an employee memory needs an employee of this office")
+    if scope == MemoryScope.CHANNEL and (channel is None or channel.office_id != office.pk):
+        raise MemoryRejected("a channel memory needs a channel of this office")
+    return Target(
+        office=office,
+        scope=scope,
+        employee=employee if scope == MemoryScope.EMPLOYEE else None,
+        channel=channel if scope == MemoryScope.CHANNEL else None,
     )
-    if unfinished is not None:
-        cutoff = min(cutoff, unfinished - 1)
-    return cutoff
 
 
-def _as_fold_missions(missions: list[Mission]) -> list[FoldMission]:
-    return [
-        FoldMission(id=m.pk, seq=m.seq, at=m.created_at, instruction=m.instruction, reply=m.reply)
-        for m in missions
-    ]
+def memory_text_clean(text: str, kind: str) -> str:
+    text = " ".join(text.split())
+    if not text:
+        raise MemoryRejected("the text is empty")
+    if len(text) > MAX_MEMORY_CHARS:
+        raise MemoryRejected(
+            f"the text has {len(text)} characters; the limit is {MAX_MEMORY_CHARS}"
+        )
+    if kind not in MemoryKind.values:
+        raise MemoryRejected(f"kind must be one of {', '.join(MemoryKind.values)}")
+    return text
 
 
-def _relabel(items: list[SummaryItem], *, folded: set[int], session: int | None) -> None:
-    for item in items:
-        if item.session is None and (session is not None) and set(item.missions) <= folded:
-            item.session = session
-
-
-def _propose(
-    *,
-    provider: Provider,
-    previous: SummaryState,
-    missions: list[FoldMission],
-    budget: int,
-    session_number: int | None,
-) -> tuple[SummaryState, VerifierReport, str, list[dict[str, object]]]:
-    """A verified state: the provider's, retried once with the verifier's findings, else
-    the extractive fold. Returns the state, its report, who produced it, and the attempts."""
-    folded: list[Ref] = [(session_number, m.seq) for m in missions]
-    attempts: list[dict[str, object]] = []
-    findings: list[str] = []
-    if provider.name != "offline":
-        for _ in range(2):
-            try:
-                state = provider.fold(
-                    previous=previous, missions=missions, budget_chars=budget, findings=findings
-                )
-            except ProviderError as exc:
-                attempts.append({"provider": provider.name, "error": exc.code})
-                break
-            _relabel(
-                [i for _, i in state.items()],
-                folded={m.seq for m in missions},
-                session=session_number,
-            )
-            for dropped in state.dropped:
-                if (
-                    session_number is not None
-                    and dropped.session is None
-                    and dropped.mission in {m.seq for m in missions}
-                ):
-                    dropped.session = session_number
-            report = summary_verify(
-                state=state, previous=previous, folded=folded, budget_chars=budget
-            )
-            attempts.append(
-                {"provider": provider.name, "ok": report.ok, "findings": report.findings}
-            )
-            if report.ok:
-                return state, report, provider.name, attempts
-            findings = report.findings
-    state = extractive_fold(
-        previous=previous, missions=missions, budget_chars=budget, session=session_number
+def _same_target(target: Target) -> QuerySet[MemoryItem]:
+    return MemoryItem.objects.filter(
+        office=target.office,
+        scope=target.scope,
+        employee=target.employee,
+        channel=target.channel,
+        active=True,
     )
-    report = summary_verify(state=state, previous=previous, folded=folded, budget_chars=budget)
-    attempts.append({"provider": "extractive", "ok": report.ok, "findings": report.findings})
-    if not report.ok:
-        # The extractive fold is built to pass; if it ever does not, say so loudly and
-        # refuse to commit rather than store a summary that loses missions.
-        raise RuntimeError(f"extractive fold failed verification: {report.findings}")
-    return state, report, "extractive" if provider.name != "offline" else "offline", attempts
 
 
-def _backlog(session: ChatSession, summary: RollingSummary, cutoff: int) -> int:
-    """How many blocks of missions wait to be folded."""
-    from memory.compaction import BLOCK_SIZE
-
-    waiting = Mission.objects.filter(
-        session=session,
-        status=MissionStatus.DONE,
-        seq__gt=summary.folded_through_seq,
-        seq__lte=cutoff,
-    ).count()
-    return waiting // BLOCK_SIZE
-
-
-def summary_fold(*, session_id: int, provider: Provider | None = None) -> FoldOutcome:
-    """Fold every mission of the session that has left the detail window."""
-    provider = provider or get_provider()
-    outcome = FoldOutcome()
-    session = ChatSession.objects.get(pk=session_id)
-    budget = settings.SUMMARY_BUDGET_CHARS
-    while True:
-        summary = summary_get_or_create(session=session)
-        cutoff = fold_cutoff(session=session)
-        if cutoff <= summary.folded_through_seq:
-            return outcome
-        if outcome.revisions == 0 and _backlog(session, summary, cutoff) > BACKLOG_BLOCKS:
-            # A backlog (an import, a queue that was down) folds in parallel blocks.
-            from memory.tasks import compact_session
-
-            compact_session(session.pk, from_scratch=False)
-            return outcome
-        batch = list(
-            Mission.objects.filter(
-                session=session,
-                status=MissionStatus.DONE,
-                seq__gt=summary.folded_through_seq,
-                seq__lte=cutoff,
-            ).order_by("seq")[:FOLD_BATCH]
-        )
-        through = cutoff if len(batch) < FOLD_BATCH else batch[-1].seq
-        previous = SummaryState.model_validate(summary.state or {})
-        if batch:
-            state, report, producer, attempts = _propose(
-                provider=provider,
-                previous=previous,
-                missions=_as_fold_missions(batch),
-                budget=budget,
-                session_number=None,
-            )
-        else:
-            # Only failed missions left the window: move the watermark, nothing to merge.
-            state = previous
-            report = summary_verify(state=state, previous=previous, folded=[], budget_chars=budget)
-            producer, attempts = "none", []
-        committed = _commit(
-            summary=summary,
-            state=state,
-            through=through,
-            kind=RevisionKind.FOLD,
-            folded_ids=[m.pk for m in batch],
-            report=report,
-            producer=producer,
-            attempts=attempts,
-        )
-        if not committed:
-            outcome.raced = True
-            return outcome
-        outcome.folded_seqs += [m.seq for m in batch]
-        outcome.revisions += 1
-
-
-def _commit(
+@transaction.atomic
+def memory_item_create(
     *,
-    summary: RollingSummary,
-    state: SummaryState,
-    through: int,
+    target: Target,
     kind: str,
-    folded_ids: list[int],
-    report: VerifierReport,
-    producer: str,
-    attempts: list[dict[str, object]],
-    end_carry_over: bool = False,
-) -> bool:
-    """Store the state if nobody changed the summary since it was read."""
-    text = render_summary(state)
-    updates: dict[str, object] = {
-        "state": state.model_dump(mode="json"),
-        "text": text,
-        "folded_through_seq": through,
-        "version": summary.version + 1,
-    }
-    if end_carry_over:
-        updates["carry_over_pending"] = False
-    with transaction.atomic():
-        won = RollingSummary.objects.filter(
-            pk=summary.pk,
-            version=summary.version,
-            folded_through_seq=summary.folded_through_seq,
-        ).update(**updates)
-        if not won:
-            logger.info("fold of session %s lost a race; the other fold stands", summary.session_id)
-            return False
-        SummaryRevision.objects.create(
-            summary=summary,
-            version=summary.version + 1,
-            kind=kind,
-            before_state=summary.state,
-            after_state=updates["state"],
-            before_text=summary.text,
-            after_text=text,
-            folded_mission_ids=folded_ids,
-            folded_through_seq=through,
-            verifier_report={**report.as_json(), "attempts": attempts},
-            provider=producer,
-        )
-    return True
-
-
-def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> bool:
-    """Seed a new session's summary with the previous session's summary and its missions
-    that were not folded yet (they are folded now, pointing back to that session)."""
-    provider = provider or get_provider()
-    session = ChatSession.objects.select_related("carried_over_from").get(pk=session_id)
-    summary = summary_get_or_create(session=session)
-    previous_session = session.carried_over_from
-    if not summary.carry_over_pending or previous_session is None:
-        return False
-    budget = settings.SUMMARY_BUDGET_CHARS
-    old = RollingSummary.objects.filter(session=previous_session).first()
-    state = SummaryState.model_validate(old.state if old else {})
-    number = previous_session.number
-    for _, item in state.items():
-        if item.session is None:
-            item.session = number
-    for dropped in state.dropped:
-        if dropped.session is None:
-            dropped.session = number
-    if state.goal_missions:
-        state.goal_missions = []
-    remaining = list(
-        Mission.objects.filter(
-            session=previous_session,
-            status=MissionStatus.DONE,
-            seq__gt=old.folded_through_seq if old else 0,
-        ).order_by("seq")
-    )
-    folded_ids: list[int] = []
-    reports: list[dict[str, object]] = []
-    report = summary_verify(state=state, previous=state, folded=[], budget_chars=budget)
-    producer = provider.name
-    for start in range(0, len(remaining), FOLD_BATCH):
-        batch = remaining[start : start + FOLD_BATCH]
-        previous = state
-        state, report, producer, attempts = _propose(
-            provider=provider,
-            previous=previous,
-            missions=_as_fold_missions(batch),
-            budget=budget,
-            session_number=number,
-        )
-        folded_ids += [m.pk for m in batch]
-        reports += attempts
-    return _commit(
-        summary=summary,
-        state=state,
-        through=0,
-        kind=RevisionKind.CARRY_OVER,
-        folded_ids=folded_ids,
-        report=report,
-        producer=producer,
-        attempts=reports,
-        end_carry_over=True,
+    text: str,
+    origin: str,
+    pinned: bool = False,
+    source_mission: Mission | None = None,
+    created_by: User | None = None,
+) -> MemoryItem:
+    return MemoryItem.objects.create(
+        office=target.office,
+        scope=target.scope,
+        employee=target.employee,
+        channel=target.channel,
+        kind=kind,
+        text=memory_text_clean(text, kind),
+        origin=origin,
+        pinned=pinned,
+        source_mission=source_mission,
+        created_by=created_by,
     )
 
 
-def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> bool:
-    """Fold one mission that finished after the watermark passed it (a retried failure),
-    so that it is covered like the others. False if there was nothing to do."""
-    provider = provider or get_provider()
-    mission = Mission.objects.select_related("session").get(pk=mission_id)
-    summary = RollingSummary.objects.filter(session=mission.session).first()
-    if (
-        summary is None
-        or mission.status != MissionStatus.DONE
-        or mission.seq > summary.folded_through_seq
-    ):
-        return False
-    previous = SummaryState.model_validate(summary.state or {})
-    if (None, mission.seq) in {(None, s) for s in previous.goal_missions} or any(
-        item.session is None and mission.seq in item.missions for _, item in previous.items()
-    ):
-        return False
-    state, report, producer, attempts = _propose(
-        provider=provider,
-        previous=previous,
-        missions=_as_fold_missions([mission]),
-        budget=settings.SUMMARY_BUDGET_CHARS,
-        session_number=None,
-    )
-    return _commit(
-        summary=summary,
-        state=state,
-        through=summary.folded_through_seq,
-        kind=RevisionKind.FOLD,
-        folded_ids=[mission.pk],
-        report=report,
-        producer=producer,
-        attempts=attempts,
-    )
+@transaction.atomic
+def memory_item_edit(
+    *,
+    item: MemoryItem,
+    text: str | None = None,
+    kind: str | None = None,
+    pinned: bool | None = None,
+) -> MemoryItem:
+    if not item.active:
+        raise MemoryRejected("a retired item cannot be edited; add a new one")
+    fields = ["updated_at"]
+    if kind is not None:
+        item.kind = kind
+        fields.append("kind")
+    if text is not None:
+        item.text = memory_text_clean(text, item.kind)
+        fields.append("text")
+    elif kind is not None:
+        memory_text_clean(item.text, item.kind)
+    if pinned is not None:
+        item.pinned = pinned
+        fields.append("pinned")
+    item.save(update_fields=fields)
+    return item
 
 
-def summary_rollback(*, revision: SummaryRevision) -> bool:
-    """Make an earlier revision's state the current one again, as a new revision (nothing
-    is rewritten). The watermark stays: missions folded since are recorded as dropped,
-    so coverage holds and recall still brings their originals back."""
-    summary = revision.summary
-    summary.refresh_from_db()
-    state = SummaryState.model_validate(revision.after_state or {})
-    restored_refs = {(d.session, d.mission) for d in state.dropped} | state_refs(state)
-    folded_since = Mission.objects.filter(
-        session_id=summary.session_id,
-        status=MissionStatus.DONE,
-        seq__gt=revision.folded_through_seq,
-        seq__lte=summary.folded_through_seq,
-    ).values_list("seq", flat=True)
-    for seq in folded_since:
-        if (None, seq) not in restored_refs:
-            state.dropped.append(
-                DroppedMission(mission=seq, reason=f"rolled back to revision {revision.version}")
-            )
-    report = summary_verify(
-        state=state,
-        previous=state,
-        folded=[],
-        budget_chars=max(settings.SUMMARY_BUDGET_CHARS, len(render_summary(state))),
+@transaction.atomic
+def memory_item_retire(*, item: MemoryItem) -> MemoryItem:
+    item.active = False
+    item.save(update_fields=["active", "updated_at"])
+    return item
+
+
+@transaction.atomic
+def memory_item_supersede(
+    *,
+    old: MemoryItem,
+    text: str,
+    kind: str | None = None,
+    origin: str = MemoryOrigin.USER,
+    source_mission: Mission | None = None,
+    created_by: User | None = None,
+) -> MemoryItem:
+    """A new item that replaces `old`; the old one stays, retired, linked to its successor."""
+    target = Target(office=old.office, scope=old.scope, employee=old.employee, channel=old.channel)
+    new = memory_item_create(
+        target=target,
+        kind=kind or old.kind,
+        text=text,
+        origin=origin,
+        pinned=old.pinned,
+        source_mission=source_mission,
+        created_by=created_by,
     )
-    return _commit(
-        summary=summary,
-        state=state,
-        through=summary.folded_through_seq,
-        kind=RevisionKind.ROLLBACK,
-        folded_ids=[],
-        report=report,
-        producer=f"rollback to v{revision.version}",
-        attempts=[{"rolled_back_to": revision.version}],
-    )
+    old.active = False
+    old.superseded_by = new
+    old.save(update_fields=["active", "superseded_by", "updated_at"])
+    return new
+
+
+def _contradicts(new: str, old: str) -> bool:
+    """A newer statement about the same subject with another value, or an explicit change."""
+    subject = subject_of(new)
+    if subject and subject == subject_of(old):
+        return normalize(new) != normalize(old)
+    return reverses(new) and same_topic(new, old)
+
+
+@transaction.atomic
+def memory_item_remember(
+    *,
+    target: Target,
+    kind: str,
+    text: str,
+    origin: str,
+    source_mission: Mission | None = None,
+    created_by: User | None = None,
+) -> tuple[MemoryItem, str]:
+    """Store a candidate the way memory should grow: a duplicate is merged into the item
+    it repeats, a contradiction supersedes the item it replaces. Returns the item and
+    what happened: "created", "merged" or "superseded"."""
+    text = memory_text_clean(text, kind)
+    key = normalize(text)
+    candidates = list(_same_target(target).select_for_update())
+    for item in candidates:
+        if normalize(item.text) == key:
+            item.updated_at = timezone.now()
+            item.save(update_fields=["updated_at"])
+            return item, "merged"
+    for item in candidates:
+        if item.kind == kind and _contradicts(text, item.text):
+            return memory_item_supersede(
+                old=item,
+                text=text,
+                kind=kind,
+                origin=origin,
+                source_mission=source_mission,
+                created_by=created_by,
+            ), "superseded"
+    return memory_item_create(
+        target=target,
+        kind=kind,
+        text=text,
+        origin=origin,
+        source_mission=source_mission,
+        created_by=created_by,
+    ), "created"
+
+
+def memory_mark_used(*, item_ids: list[int]) -> None:
+    if item_ids:
+        MemoryItem.objects.filter(pk__in=item_ids).update(last_used_at=timezone.now())

@@ -7,8 +7,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
+from missions.lifecycle import mission_requeue
 from missions.models import Message, Mission, MissionStatus
-from missions.services import mission_requeue
 
 
 class AttentionFilter(admin.SimpleListFilter):

@@ -8,15 +8,19 @@ from ninja import Field, Router, Schema
 from ninja.errors import HttpError
 from ninja.responses import Status
 
-from memory.context import context_for_next
-from missions.models import Message, Mission
+from context.selectors import context_for_next
+from missions.intake import InstructionRejected, instruction_accept
+from missions.lifecycle import mission_retry
+from missions.models import Mission
 from missions.ratelimit import instruction_allowed
 from missions.selectors import message_list_after, mission_get_for_user
-from missions.services import InstructionRejected, instruction_accept, mission_retry
-from office.events import message_payload
+from missions.timeline import message_data
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
-from sessions.services import session_get_or_open_current, session_start_new
+from realtime.frames import MessageData
+from sessions.models import ChatSession
+from sessions.selectors import session_current, session_currents
+from sessions.services import session_start_new
 
 router = Router(tags=["office"])
 
@@ -47,23 +51,11 @@ class ChannelOut(Schema):
     name: str
     office: int
     employee: str | None
-    current_session: SessionOut
-
-
-class MessageOut(Schema):
-    id: int
-    channel: int
-    session: int
-    mission: int | None
-    kind: str
-    author: str | None
-    text: str
-    payload: dict[str, Any]
-    created_at: datetime
+    current_session: SessionOut | None
 
 
 class TimelineOut(Schema):
-    messages: list[MessageOut]
+    messages: list[MessageData]
     has_more: bool
 
 
@@ -99,7 +91,7 @@ class InstructionIn(Schema):
 class AcceptedOut(Schema):
     created: bool
     mission: MissionOut
-    message: MessageOut
+    message: MessageData
 
 
 class SessionNewIn(Schema):
@@ -147,26 +139,28 @@ def _mission_out(mission: Mission) -> dict[str, Any]:
     }
 
 
-def _message_out(message: Message) -> dict[str, Any]:
-    return message_payload(message)
+def _current_session(channel: Channel) -> ChatSession:
+    session = session_current(channel=channel)
+    if session is None:
+        raise HttpError(409, "The channel has no session.")
+    return session
 
 
 @router.get("channels", response=list[ChannelOut], summary="Channels of your offices")
 def channels(request: HttpRequest) -> list[dict[str, Any]]:
-    out = []
-    for channel in channel_list_for_user(user=_user(request)):
-        session = session_get_or_open_current(channel=channel)
-        out.append(
-            {
-                "id": channel.pk,
-                "kind": channel.kind,
-                "name": channel.name,
-                "office": channel.office_id,
-                "employee": channel.employee.name if channel.employee else None,
-                "current_session": session,
-            }
-        )
-    return out
+    channels = list(channel_list_for_user(user=_user(request)))
+    currents = session_currents(channel_ids=[c.pk for c in channels])
+    return [
+        {
+            "id": channel.pk,
+            "kind": channel.kind,
+            "name": channel.name,
+            "office": channel.office_id,
+            "employee": channel.employee.name if channel.employee else None,
+            "current_session": currents.get(channel.pk),
+        }
+        for channel in channels
+    ]
 
 
 @router.get(
@@ -180,7 +174,7 @@ def messages(
     channel = _channel(request, channel_id)
     limit = max(1, min(limit, 500))
     rows = message_list_after(channel=channel, after_id=after, limit=limit + 1)
-    return {"messages": [_message_out(m) for m in rows[:limit]], "has_more": len(rows) > limit}
+    return {"messages": [message_data(m) for m in rows[:limit]], "has_more": len(rows) > limit}
 
 
 @router.post(
@@ -212,7 +206,7 @@ def instructions(
         {
             "created": accepted.created,
             "mission": _mission_out(accepted.mission),
-            "message": _message_out(accepted.message),
+            "message": message_data(accepted.message),
         },
     )
 
@@ -231,7 +225,9 @@ def new_session(request: HttpRequest, channel_id: int, body: SessionNewIn) -> St
 def context(request: HttpRequest, channel_id: int, instruction: str = "") -> dict[str, Any]:
     channel = _channel(request, channel_id)
     return context_for_next(
-        channel=channel, instruction=instruction[: settings.MAX_INSTRUCTION_CHARS]
+        channel=channel,
+        session=_current_session(channel),
+        instruction=instruction[: settings.MAX_INSTRUCTION_CHARS],
     ).report()
 
 

@@ -1,9 +1,18 @@
-"""Reads for missions and the timeline, scoped to what a user may see."""
+"""Reads for missions and the timeline, scoped to what a user may see, and the cost
+report."""
+
+from collections import defaultdict
+from datetime import date, timedelta
+from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.db.models import F, Sum, Window
+from django.db.models.functions import Length, TruncDate
+from django.utils import timezone
 
-from missions.models import Message, Mission
-from office.models import Channel
+from missions.models import Message, Mission, MissionStatus
+from office.models import Channel, Office
+from sessions.models import ChatSession
 
 
 def mission_get_for_user(*, user: User | AnonymousUser, mission_id: int) -> Mission | None:
@@ -17,9 +26,87 @@ def mission_get_for_user(*, user: User | AnonymousUser, mission_id: int) -> Miss
     )
 
 
+def message_list_for_session(*, session: ChatSession, limit: int) -> list[Message]:
+    """The session's last `limit` timeline entries, oldest first."""
+    rows = Message.objects.filter(session=session).select_related("author").order_by("-id")
+    return list(rows[:limit])[::-1]
+
+
+def missions_in_progress(*, office: Office) -> dict[int, Mission]:
+    """Per employee id, the oldest mission they have queued or running."""
+    busy: dict[int, Mission] = {}
+    for mission in Mission.objects.filter(
+        assignee__office=office, status__in=[MissionStatus.QUEUED, MissionStatus.RUNNING]
+    ).order_by("created_at"):
+        busy.setdefault(mission.assignee_id, mission)
+    return busy
+
+
 def message_list_after(*, channel: Channel, after_id: int, limit: int) -> list[Message]:
     return list(
         Message.objects.filter(channel=channel, id__gt=after_id)
         .select_related("author")
         .order_by("id")[:limit]
     )
+
+
+def mission_cost_report(*, days: int = 30, office_id: int | None = None) -> list[dict[str, Any]]:
+    """Per day, office and channel: what prompts cost against sending the full history.
+
+    The full-history figure for a mission is every earlier finished mission of its
+    session in full plus this instruction: what a naive chat would have sent."""
+    since = timezone.now() - timedelta(days=days)
+    missions = Mission.objects.filter(status=MissionStatus.DONE)
+    if office_id is not None:
+        missions = missions.filter(channel__office_id=office_id)
+    annotated = missions.annotate(
+        size=Length("instruction") + Length("reply"),
+        running=Window(
+            Sum(Length("instruction") + Length("reply")),
+            partition_by=[F("session_id")],
+            order_by=F("seq").asc(),
+        ),
+        day=TruncDate("created_at"),
+    ).values(
+        "day",
+        "channel_id",
+        "channel__name",
+        "channel__office__name",
+        "prompt_chars",
+        "prompt_tokens",
+        "cached_tokens",
+        "completion_tokens",
+        "size",
+        "running",
+        "created_at",
+        "instruction",
+    )
+    totals: dict[tuple[date, int], dict[str, Any]] = defaultdict(
+        lambda: {
+            "missions": 0,
+            "prompt_chars": 0,
+            "prompt_tokens": 0,
+            "cached_tokens": 0,
+            "completion_tokens": 0,
+            "full_history_chars": 0,
+        }
+    )
+    for row in annotated:
+        if row["created_at"] < since:
+            continue
+        key = (row["day"], row["channel_id"])
+        entry = totals[key]
+        entry.update(
+            day=row["day"], channel=row["channel__name"], office=row["channel__office__name"]
+        )
+        entry["missions"] += 1
+        for field in ("prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens"):
+            entry[field] += row[field]
+        entry["full_history_chars"] += row["running"] - row["size"] + len(row["instruction"])
+    result = sorted(
+        totals.values(), key=lambda e: (e["day"], e["office"], e["channel"]), reverse=True
+    )
+    for entry in result:
+        full = entry["full_history_chars"] or 1
+        entry["saved_pct"] = round(100 * (1 - entry["prompt_chars"] / full), 1)
+    return result

@@ -1,13 +1,15 @@
+"""Celery tasks of missions: each takes ids and calls the service of the same name."""
+
 from celery import Task, shared_task
 
-from missions.services import mission_run, mission_sweep_stuck
+from missions import run, sweeper
 
 
 @shared_task(bind=True, acks_late=True)
-def run_mission(self: Task, mission_id: int) -> None:
-    mission_run(mission_id=mission_id, run_token=self.request.id or "")
+def mission_run(self: Task, mission_id: int) -> None:
+    run.mission_run(mission_id=mission_id, run_token=self.request.id or "")
 
 
 @shared_task
-def sweep_stuck_missions() -> dict[str, int]:
-    return mission_sweep_stuck()
+def mission_sweep_stuck() -> dict[str, int]:
+    return sweeper.mission_sweep_stuck()

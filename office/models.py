@@ -127,10 +127,6 @@ class Channel(models.Model):
         return f"{self.get_kind_display()}: {self.name}"
 
     @property
-    def group_name(self) -> str:
-        return f"channel.{self.pk}"
-
-    @property
     def detail_budget(self) -> int:
         if self.detail_budget_chars:
             return int(self.detail_budget_chars)

@@ -6,10 +6,11 @@ from django.db.models import QuerySet
 from office.models import Channel, Employee, Office
 
 
-def office_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Office]:
+def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:
+    """The user's office (the first, if an operator gave them several); None if none yet."""
     if not user.is_authenticated:
-        return Office.objects.none()
-    return Office.objects.filter(owner=user).order_by("created_at")
+        return None
+    return Office.objects.filter(owner=user).order_by("id").first()
 
 
 def channel_get_for_user(*, user: User | AnonymousUser, channel_id: int) -> Channel | None:
@@ -25,10 +26,6 @@ def channel_get_for_user(*, user: User | AnonymousUser, channel_id: int) -> Chan
 
 def channel_list_for_office(*, office: Office) -> QuerySet[Channel]:
     return office.channels.select_related("employee", "lead").order_by("kind", "name")
-
-
-def employee_list_for_office(*, office: Office) -> QuerySet[Employee]:
-    return office.employees.filter(is_active=True)
 
 
 def channel_default_assignee(*, channel: Channel) -> Employee:

@@ -129,8 +129,9 @@ def office_create_with_team(*, owner: User, name: str) -> Office:
     return office
 
 
-def office_for_user(*, user: User) -> Office:
-    """The user's office, created with the default team on first use."""
+def office_open_for_user(*, user: User) -> Office:
+    """The user's office, created with the default team if they have none yet (sign-up,
+    or an account made by an operator)."""
     office = Office.objects.filter(owner=user).order_by("id").first()
     if office is not None:
         return office
@@ -161,3 +162,45 @@ def office_set_language(*, office: Office, language: str) -> Office:
     office.language = language
     office.save(update_fields=["language"])
     return office
+
+
+@transaction.atomic
+def office_edit(*, office: Office, name: str, language: str) -> Office:
+    office.name, office.language = name, language
+    office.save(update_fields=["name", "language"])
+    return office
+
+
+@transaction.atomic
+def employee_set_model(*, employee: Employee, model: str) -> Employee:
+    employee.model = model
+    employee.save(update_fields=["model"])
+    return employee
+
+
+@transaction.atomic
+def channel_edit(
+    *,
+    channel: Channel,
+    name: str,
+    detail_budget_chars: int | None,
+    lead: Employee | None = None,
+    members: Iterable[Employee] | None = None,
+) -> Channel:
+    """Rename a channel, override its detail budget, and (projects) change lead and members."""
+    channel.name = name
+    channel.detail_budget_chars = detail_budget_chars
+    fields = ["name", "detail_budget_chars"]
+    if channel.kind == ChannelKind.PROJECT:
+        member_list = list(members) if members is not None else list(channel.members.all())
+        if lead is not None and lead not in member_list:
+            member_list.append(lead)
+        if any(m.office_id != channel.office_id for m in member_list):
+            raise ValueError("project members must belong to the same office")
+        channel.lead = lead
+        fields.append("lead")
+        channel.save(update_fields=fields)
+        channel.members.set(member_list)
+        return channel
+    channel.save(update_fields=fields)
+    return channel

@@ -6,6 +6,7 @@ app_name = "office"
 urlpatterns = [
     path("", views.office_home, name="home"),
     path("signup/", views.signup, name="signup"),
+    path("start/", views.office_start_view, name="start"),
     path("employees/hire/", views.employee_hire_view, name="hire"),
     path("employees/<int:employee_id>/", views.employee_edit_view, name="employee"),
     path("projects/new/", views.project_create_view, name="project_new"),

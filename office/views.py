@@ -11,20 +11,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.views.decorators.http import require_POST
 
-from missions.models import Message, Mission, MissionStatus
+from config.celery import queue_task
+from missions.selectors import message_list_for_session, missions_in_progress
+from missions.timeline import message_data
 from office.forms import EmployeeForm, ProjectForm
-from office.models import ChannelKind, Employee
-from office.selectors import channel_get_for_user, channel_list_for_office
+from office.models import ChannelKind, Employee, Office
+from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
 from office.services import (
     employee_edit,
     employee_hire,
     employee_retire,
-    office_for_user,
+    office_open_for_user,
     office_set_language,
     project_channel_create,
 )
-from sessions.models import ChatSession
-from sessions.services import session_get_or_open_current
+from sessions.selectors import session_current, session_list
 
 TIMELINE_LIMIT = 300
 
@@ -33,15 +34,21 @@ def _user(request: HttpRequest) -> User:
     return request.user  # type: ignore[return-value]
 
 
+def _office(request: HttpRequest) -> Office:
+    office = office_get_for_user(user=_user(request))
+    if office is None:
+        raise Http404("You have no office yet.")
+    return office
+
+
 @login_required
 def office_home(request: HttpRequest) -> HttpResponse:
-    office = office_for_user(user=_user(request))
+    office = office_get_for_user(user=_user(request))
+    if office is None:
+        # An account an operator made: offer to set the office up (a page load writes nothing).
+        return render(request, "office/start.html", {})
     channels = list(channel_list_for_office(office=office))
-    busy: dict[int, Mission] = {}
-    for mission in Mission.objects.filter(
-        assignee__office=office, status__in=[MissionStatus.QUEUED, MissionStatus.RUNNING]
-    ).order_by("created_at"):
-        busy.setdefault(mission.assignee_id, mission)
+    busy = missions_in_progress(office=office)
     dm_by_employee = {c.employee_id: c for c in channels if c.kind == ChannelKind.DM}
     team = [
         {"employee": e, "channel": dm_by_employee.get(e.pk), "working_on": busy.get(e.pk)}
@@ -65,8 +72,15 @@ def office_home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+def office_start_view(request: HttpRequest) -> HttpResponse:
+    office_open_for_user(user=_user(request))
+    return redirect("office:home")
+
+
+@login_required
+@require_POST
 def employee_hire_view(request: HttpRequest) -> HttpResponse:
-    office = office_for_user(user=_user(request))
+    office = _office(request)
     form = EmployeeForm(request.POST, office_id=office.pk)
     if form.is_valid():
         employee_hire(office=office, **form.cleaned_data)
@@ -79,7 +93,7 @@ def employee_hire_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
-    office = office_for_user(user=_user(request))
+    office = _office(request)
     employee = get_object_or_404(Employee, pk=employee_id, office=office)
     if request.method == "POST":
         if request.POST.get("action") == "retire":
@@ -107,7 +121,7 @@ def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
 @require_POST
 def language_view(request: HttpRequest) -> HttpResponse:
     """The owner's language: notices and the interface follow it."""
-    office = office_for_user(user=_user(request))
+    office = _office(request)
     language = request.POST.get("language", "")
     if language in dict(settings.LANGUAGES):
         office_set_language(office=office, language=language)
@@ -122,7 +136,7 @@ def language_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def project_create_view(request: HttpRequest) -> HttpResponse:
-    office = office_for_user(user=_user(request))
+    office = _office(request)
     form = ProjectForm(request.POST, office_id=office.pk)
     if form.is_valid():
         channel = project_channel_create(
@@ -139,26 +153,22 @@ def project_create_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
-    from office.events import message_payload
-    from sessions.tasks import check_long_session_on_entry
-
     channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
     if channel is None:
         raise Http404("No such channel.")
-    current = session_get_or_open_current(channel=channel)
-    sessions = list(ChatSession.objects.filter(channel=channel).order_by("-number"))
+    current = session_current(channel=channel)
+    if current is None:
+        # Channels open their first session when they are made; none means broken data.
+        raise Http404("This channel has no session.")
+    sessions = session_list(channel=channel)
     shown = current
     wanted = request.GET.get("session")
     if wanted and wanted.isdigit():
         shown = next((s for s in sessions if s.pk == int(wanted)), current)
-    rows = list(
-        Message.objects.filter(session=shown)
-        .select_related("author")
-        .order_by("-id")[:TIMELINE_LIMIT]
-    )[::-1]
+    rows = message_list_for_session(session=shown, limit=TIMELINE_LIMIT)
     if shown.pk == current.pk:
         # Entering the channel is one of the two moments the long-session notice is due.
-        check_long_session_on_entry.delay(channel.pk)
+        queue_task("sessions.tasks.long_session_check_on_entry", channel.pk)
     members = [
         e.name
         for e in (
@@ -187,7 +197,7 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
                 "employee_id": channel.employee_id,
                 "office": channel.office_id,
                 "members": members,
-                "messages": [message_payload(m) for m in rows],
+                "messages": [message_data(m).model_dump(mode="json") for m in rows],
                 "max_chars": settings.MAX_INSTRUCTION_CHARS,
             },
         },
@@ -203,6 +213,6 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)
-        office_for_user(user=user)
+        office_open_for_user(user=user)
         return redirect("office:home")
     return render(request, "registration/signup.html", {"form": form})

@@ -34,7 +34,3 @@ class ChatSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.channel} #{self.number}"
-
-    @property
-    def is_current(self) -> bool:
-        return self.closed_at is None

@@ -1,12 +1,19 @@
-"""Writes for chat sessions."""
+"""Writes for chat sessions, and the long-session notice (DESIGN.md §6)."""
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
+from missions.models import Message, MessageKind, Mission
+from missions.timeline import message_post
 from office.models import Channel
+from realtime.events import send_frame_on_commit
+from realtime.frames import SessionData, SessionStartedFrame
 from sessions.models import ChatSession, NoticeTrigger
+from sessions.selectors import session_current
+from summaries.services import summary_begin_carry_over
 
 
 def session_open_first(*, channel: Channel) -> ChatSession:
@@ -14,8 +21,8 @@ def session_open_first(*, channel: Channel) -> ChatSession:
 
 
 def session_get_or_open_current(*, channel: Channel) -> ChatSession:
-    """The channel's current session, opening session 1 if it never had one."""
-    current = ChatSession.objects.filter(channel=channel, closed_at__isnull=True).first()
+    """The channel's current session, opening the next one if it has none."""
+    current = session_current(channel=channel)
     if current is not None:
         return current
     try:
@@ -29,16 +36,25 @@ def session_get_or_open_current(*, channel: Channel) -> ChatSession:
         return ChatSession.objects.get(channel=channel, closed_at__isnull=True)
 
 
+def session_lock(*, session: ChatSession) -> ChatSession:
+    """The session's row, locked until the transaction ends."""
+    return ChatSession.objects.select_for_update().get(pk=session.pk)
+
+
+def session_count_mission(*, session: ChatSession) -> int:
+    """One more mission in the session; returns its seq. Call with the row locked
+    (`session_lock`), so that seqs have no gaps."""
+    ChatSession.objects.filter(pk=session.pk).update(mission_count=F("mission_count") + 1)
+    session.mission_count += 1
+    return session.mission_count
+
+
 def session_start_new(*, channel: Channel, expected_session_id: int | None = None) -> ChatSession:
     """Close the channel's current session and open the next, carrying the summary over.
 
     `expected_session_id` is the session the person was looking at: if it is no longer
     current (a double click, two tabs), the session the first click opened is returned
     and nothing else happens."""
-    from memory.models import RollingSummary
-    from memory.tasks import carry_over_session
-    from office.events import SESSION_STARTED, send_event_on_commit
-
     with transaction.atomic():
         current = (
             ChatSession.objects.select_for_update()
@@ -54,14 +70,12 @@ def session_start_new(*, channel: Channel, expected_session_id: int | None = Non
         new = ChatSession.objects.create(
             channel=channel, number=current.number + 1, carried_over_from=current
         )
-        RollingSummary.objects.create(session=new, carry_over_pending=True)
-        carry_over_session.delay_on_commit(new.pk)  # type: ignore[attr-defined]
-        send_event_on_commit(
+        summary_begin_carry_over(session=new)
+        send_frame_on_commit(
             channel.pk,
-            {
-                "type": SESSION_STARTED,
-                "session": {"id": new.pk, "number": new.number, "previous": current.pk},
-            },
+            SessionStartedFrame(
+                session=SessionData(id=new.pk, number=new.number, previous=current.pk)
+            ),
         )
     return new
 
@@ -81,9 +95,6 @@ def _long_session_notify(
 
     The conditional update on long_notice_sent_at IS NULL has exactly one winner, however
     many checks race; only the winner writes the message."""
-    from missions.models import Message, MessageKind
-    from office.events import send_message_on_commit
-
     threshold = settings.LONG_SESSION_MISSIONS
     with transaction.atomic():
         won = ChatSession.objects.filter(
@@ -98,9 +109,9 @@ def _long_session_notify(
         with translation.override(session.channel.office.language):
             text = translation.gettext(LONG_SESSION_NOTICE)
             label = translation.gettext(START_NEW_SESSION)
-        message = Message.objects.create(
+        message_post(
             channel_id=session.channel_id,
-            session=session,
+            session_id=session.pk,
             kind=MessageKind.NOTICE,
             text=text,
             payload={
@@ -110,14 +121,11 @@ def _long_session_notify(
                 "action": {"type": "session.new", "session_id": session.pk, "label": label},
             },
         )
-        send_message_on_commit(message)
     return True
 
 
 def long_session_check_on_instruction(*, mission_id: int) -> bool:
     """Check 1: right after an instruction was accepted (any route)."""
-    from missions.models import Message, MessageKind, Mission
-
     mission = Mission.objects.filter(pk=mission_id).only("session_id").first()
     if mission is None:
         return False

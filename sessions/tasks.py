@@ -1,15 +1,15 @@
+"""Celery tasks of sessions: each takes ids and calls the service of the same name."""
+
 from celery import shared_task
 
-
-@shared_task(acks_late=True)
-def check_long_session_on_instruction(mission_id: int) -> bool:
-    from sessions.services import long_session_check_on_instruction
-
-    return long_session_check_on_instruction(mission_id=mission_id)
+from sessions import services
 
 
 @shared_task(acks_late=True)
-def check_long_session_on_entry(channel_id: int) -> bool:
-    from sessions.services import long_session_check_on_entry
+def long_session_check_on_instruction(mission_id: int) -> bool:
+    return services.long_session_check_on_instruction(mission_id=mission_id)
 
-    return long_session_check_on_entry(channel_id=channel_id)
+
+@shared_task(acks_late=True)
+def long_session_check_on_entry(channel_id: int) -> bool:
+    return services.long_session_check_on_entry(channel_id=channel_id)

@@ -6,10 +6,15 @@ from itertools import count
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 
+from context.rendering import AssembledContext
+from context.selectors import context_for_next
+from missions.intake import mission_record_finished
 from missions.models import Mission
-from office.models import Channel, ChannelKind, Office
+from office.models import Channel, ChannelKind, Employee, Office
+from office.selectors import channel_default_assignee
 from office.services import office_create_with_team
 from sessions.models import ChatSession
+from sessions.selectors import session_current
 
 _numbers = count(1)
 
@@ -42,8 +47,6 @@ def add_finished_missions(
     text: Callable[[int], tuple[str, str]] | None = None,
 ) -> list[Mission]:
     """Finished missions appended through the real services (folds run as queued)."""
-    from missions.services import mission_record_finished
-    from office.selectors import channel_default_assignee
 
     assignee = channel_default_assignee(channel=session.channel)
     start = session.mission_count
@@ -62,4 +65,15 @@ def _default_text(n: int) -> tuple[str, str]:
     return (
         f"Mission {n}: draft section {n} of the plan.",
         f"Here is section {n}. It covers step {n} and lists {n % 7 + 1} risks.",
+    )
+
+
+def next_context(
+    *, channel: Channel, instruction: str, employee: Employee | None = None
+) -> AssembledContext:
+    """The context the next mission of the channel's current session would get."""
+    session = session_current(channel=channel)
+    assert session is not None
+    return context_for_next(
+        channel=channel, session=session, instruction=instruction, employee=employee
     )

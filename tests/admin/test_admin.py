@@ -5,12 +5,13 @@ from django.contrib.admin.models import LogEntry
 from django.test import Client
 from django.urls import reverse
 
-from llm.schemas import SummaryItem, SummaryState
-from memory import compaction
-from memory.models import MemoryItem, RollingSummary
-from memory.summary import state_refs
-from memory.verifier import summary_verify
+from memory.models import MemoryItem
 from missions.models import Mission, MissionStatus
+from summaries import compaction
+from summaries.models import RollingSummary
+from summaries.render import state_refs
+from summaries.schemas import SummaryItem, SummaryState
+from summaries.verifier import summary_verify
 from tests.factories import add_finished_missions, dm_channel, make_office, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -53,16 +54,16 @@ def test_every_admin_page_renders_with_data() -> None:
     assert revision is not None
     client = _staff()
     pages = [
-        reverse("admin:memory_rollingsummary_change", args=[summary.pk]),
-        reverse("admin:memory_summaryrevision_change", args=[revision.pk]),
-        reverse("admin:memory_summaryrevision_diff") + f"?a={revision.pk}",
+        reverse("admin:summaries_rollingsummary_change", args=[summary.pk]),
+        reverse("admin:summaries_summaryrevision_change", args=[revision.pk]),
+        reverse("admin:summaries_summaryrevision_diff") + f"?a={revision.pk}",
         reverse("admin:memory_memoryitem_changelist") + "?q=claim",
         reverse("admin:chat_sessions_chatsession_changelist"),
         reverse("admin:missions_mission_changelist") + "?attention=stuck",
         reverse("admin:missions_mission_changelist") + "?attention=failed",
         reverse("admin:office_channel_context", args=[session.channel_id]) + "?instruction=x",
         reverse("admin:office_office_cost"),
-        reverse("admin:memory_rollingsummary_changelist"),
+        reverse("admin:summaries_rollingsummary_changelist"),
     ]
     for url in pages:
         response = client.get(url)
@@ -101,7 +102,7 @@ def test_the_diff_shows_an_added_and_a_superseded_decision() -> None:
     )
     html = (
         _staff()
-        .get(reverse("admin:memory_summaryrevision_diff") + f"?a={revision.pk}")
+        .get(reverse("admin:summaries_summaryrevision_diff") + f"?a={revision.pk}")
         .content.decode()
     )
     assert 'class="diff-added">+- We decided' in html or "diff-added" in html
@@ -117,7 +118,7 @@ def test_roll_back_restores_the_exact_earlier_state_and_records_a_revision() -> 
     first = summary.revisions.order_by("version").first()
     assert first is not None and summary.version > 1
     client = _staff()
-    client.post(reverse("admin:memory_summaryrevision_rollback", args=[first.pk]))
+    client.post(reverse("admin:summaries_summaryrevision_rollback", args=[first.pk]))
     summary.refresh_from_db()
     latest = summary.revisions.order_by("-version").first()
     assert latest is not None and latest.kind == "rollback"
@@ -137,7 +138,7 @@ def test_refold_in_parallel_blocks_covers_what_the_sequential_fold_covers(settin
     covered = {s for _, s in state_refs(sequential)} | {d.mission for d in sequential.dropped}
     client = _staff()
     client.post(
-        reverse("admin:memory_rollingsummary_changelist"),
+        reverse("admin:summaries_rollingsummary_changelist"),
         {"action": "refold", "_selected_action": [summary.pk]},
     )
     summary.refresh_from_db()
@@ -159,7 +160,7 @@ def test_refold_in_parallel_blocks_covers_what_the_sequential_fold_covers(settin
 
 def test_a_block_failing_verification_is_refolded_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     session, summary = _session_with_folds(60)
-    real_propose = compaction._propose
+    real_propose = compaction.fold_propose
     calls: list[list[int]] = []
 
     def flaky_propose(**kwargs: Any):
@@ -172,10 +173,10 @@ def test_a_block_failing_verification_is_refolded_alone(monkeypatch: pytest.Monk
             producer = "flaky-model"
         return state, report, producer, attempts
 
-    monkeypatch.setattr(compaction, "_propose", flaky_propose)
-    from memory.tasks import compact_session
+    monkeypatch.setattr(compaction, "fold_propose", flaky_propose)
+    from summaries.compaction import compaction_queue
 
-    compact_session(session.pk, from_scratch=True)
+    compaction_queue(session_id=session.pk, from_scratch=True)
     summary.refresh_from_db()
     latest = summary.revisions.order_by("-version").first()
     assert latest is not None and latest.kind == "refold"

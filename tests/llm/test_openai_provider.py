@@ -18,10 +18,17 @@ from typing import Any
 
 import pytest
 
-from llm.base import FoldMission, ProviderError
+from llm.base import ProviderError
 from llm.openai_provider import OpenAIProvider
-from llm.prompts import extract_messages, fold_messages
-from llm.schemas import MemoryCandidate, MemoryCandidates, SummaryItem, SummaryState
+from memory.extraction import (
+    MemoryCandidate,
+    MemoryCandidates,
+    extract_messages,
+    propose_candidates,
+)
+from summaries.folding import fold_propose
+from summaries.prompts import fold_messages
+from summaries.schemas import FoldMission, SummaryItem, SummaryState
 from tests.fake_openai import FAKE_API_KEY, FAKE_MODEL, Fail, FakeOpenAI, Hang, Malformed, Reply
 
 MESSAGES = [
@@ -201,7 +208,7 @@ def test_the_structured_request_carries_the_model_the_messages_and_the_json_sche
     assert response_format["json_schema"]["strict"] is True
 
 
-def test_fold_sends_the_fold_prompt_and_returns_the_new_state(
+def test_a_fold_through_the_sdk_sends_the_fold_prompt_and_keeps_the_verified_state(
     fake_openai: FakeOpenAI, provider_at: Any
 ) -> None:
     previous = SummaryState(goal="Hire a designer")
@@ -219,17 +226,21 @@ def test_fold_sends_the_fold_prompt_and_returns_the_new_state(
     )
     fake_openai.enqueue(Reply(folded.model_dump_json()))
 
-    result = provider_at().fold(
-        previous=previous, missions=missions, budget_chars=1500, findings=["Keep the budget."]
+    result, report, producer, _ = fold_propose(
+        provider=provider_at(),
+        previous=previous,
+        missions=missions,
+        budget=1500,
+        session_number=None,
     )
 
-    assert result == folded
+    assert (result, report.ok, producer) == (folded, True, "openai")
     assert fake_openai.requests[0].messages == fold_messages(
-        previous=previous, missions=missions, budget_chars=1500, findings=["Keep the budget."]
+        previous=previous, missions=missions, budget_chars=1500, findings=[]
     )
 
 
-def test_extract_memory_sends_the_extraction_prompt_and_returns_the_candidates(
+def test_extraction_through_the_sdk_sends_the_extraction_prompt_and_returns_the_candidates(
     fake_openai: FakeOpenAI, provider_at: Any
 ) -> None:
     candidates = MemoryCandidates(
@@ -237,7 +248,9 @@ def test_extract_memory_sends_the_extraction_prompt_and_returns_the_candidates(
     )
     fake_openai.enqueue(Reply(candidates.model_dump_json()))
 
-    result = provider_at().extract_memory(instruction="Write it in English.", reply="Done.")
+    result = propose_candidates(
+        provider=provider_at(), instruction="Write it in English.", reply="Done."
+    )
 
     assert result == candidates
     assert fake_openai.requests[0].messages == extract_messages(

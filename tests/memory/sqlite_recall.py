@@ -13,8 +13,9 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
-from memory.search import rank_folded_missions  # noqa: E402
-from missions.services import mission_record_finished  # noqa: E402
+from context.loading import recall_candidates  # noqa: E402
+from context.search import rank_missions  # noqa: E402
+from missions.intake import mission_record_finished  # noqa: E402
 from office.services import office_create_with_team  # noqa: E402
 
 call_command("migrate", verbosity=0)
@@ -25,7 +26,11 @@ theo = office.employees.get(name="Theo")
 for n in range(1, 13):
     text = "The quokka mascot is approved." if n == 1 else f"Task {n}."
     mission_record_finished(session=session, assignee=theo, instruction=text, reply=f"Done {n}.")
-found = rank_folded_missions(
-    channel_id=channel.pk, session_id=session.pk, folded_through_seq=4, text="quokka", limit=5
+found = rank_missions(
+    candidates=recall_candidates(
+        channel_id=channel.pk, session_id=session.pk, folded_through_seq=4
+    ),
+    text="quokka",
+    limit=5,
 )
 print(found == [session.missions.get(seq=1).pk])

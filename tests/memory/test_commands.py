@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from memory.models import RollingSummary
 from missions.models import Mission
 from office.models import Channel
+from summaries.models import RollingSummary
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -4,16 +4,17 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from llm.schemas import SummaryState
-from memory.context import context_for_mission, context_for_next, trim_middle
-from memory.models import RollingSummary
-from memory.summary import state_refs
+from context.rendering import trim_middle
+from context.selectors import context_for_mission
+from missions.intake import mission_create
 from missions.models import Mission, MissionStatus
-from missions.services import mission_create
 from office.models import ChannelKind
 from office.selectors import channel_default_assignee
 from sessions.services import session_get_or_open_current
-from tests.factories import add_finished_missions, channel_of, dm_channel, make_office
+from summaries.models import RollingSummary
+from summaries.render import state_refs
+from summaries.schemas import SummaryState
+from tests.factories import add_finished_missions, channel_of, dm_channel, make_office, next_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,7 +38,7 @@ def _folded_seqs(session) -> set[int]:
 def test_sections_come_in_design_order_with_the_current_mission_last() -> None:
     session = _session()
     add_finished_missions(session, 3)
-    context = context_for_next(channel=session.channel, instruction="Draft the launch email")
+    context = next_context(channel=session.channel, instruction="Draft the launch email")
     assert [s.name for s in context.sections] == SECTION_ORDER
     assert context.messages[0]["role"] == "system"
     assert context.messages[-1]["role"] == "user"
@@ -66,7 +67,7 @@ def test_when_the_21st_mission_runs_13_to_20_are_in_detail_and_1_to_12_in_the_su
 def test_every_mission_shown_carries_its_seq_and_date() -> None:
     session = _session()
     add_finished_missions(session, 3)
-    context = context_for_next(channel=session.channel, instruction="x")
+    context = next_context(channel=session.channel, instruction="x")
     recent = context.section("recent").text
     day = Mission.objects.get(session=session, seq=1).created_at.strftime("%Y-%m-%d")
     for seq in (1, 2, 3):
@@ -87,7 +88,7 @@ def test_the_detail_budget_is_kept_per_channel_kind(kind: str, budget: int) -> N
     add_finished_missions(
         session, 8, text=lambda n: (f"Task {n}: " + "i" * 1500, f"Reply {n}: " + "r" * 3500)
     )
-    recent = context_for_next(channel=session.channel, instruction="next").section("recent")
+    recent = next_context(channel=session.channel, instruction="next").section("recent")
     assert recent.budget == budget
     assert recent.chars <= budget
     assert recent.mission_seqs == list(range(1, 9))
@@ -101,7 +102,7 @@ def test_a_channel_override_changes_the_budget() -> None:
     session.channel.detail_budget_chars = 3_000
     session.channel.save()
     add_finished_missions(session, 8, text=lambda n: ("x" * 900, "y" * 900))
-    recent = context_for_next(channel=session.channel, instruction="next").section("recent")
+    recent = next_context(channel=session.channel, instruction="next").section("recent")
     assert recent.budget == 3_000 and recent.chars <= 3_000
     assert recent.mission_seqs == list(range(1, 9))
 
@@ -111,7 +112,7 @@ def test_a_single_mission_longer_than_the_whole_budget_is_trimmed() -> None:
     add_finished_missions(
         session, 1, text=lambda n: ("Write it all. " + "a" * 30_000, "b" * 30_000)
     )
-    recent = context_for_next(channel=session.channel, instruction="next").section("recent")
+    recent = next_context(channel=session.channel, instruction="next").section("recent")
     assert recent.chars <= 20_000
     assert "mission #1" in recent.text and "chars omitted" in recent.text
     assert recent.text.startswith("[mission #1")
@@ -128,13 +129,13 @@ def test_trim_middle_keeps_head_and_tail_within_the_limit() -> None:
 def test_a_mission_whose_fold_has_not_landed_is_shown_as_pending(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from memory import tasks
+    from summaries import tasks
 
     session = _session()
     add_finished_missions(session, 10)  # 1, 2 folded
-    monkeypatch.setattr(tasks.fold_session, "delay_on_commit", lambda *a, **k: None)
+    monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
     add_finished_missions(session, 3)  # 3, 4, 5 leave the window; no fold runs
-    context = context_for_next(channel=session.channel, instruction="next")
+    context = next_context(channel=session.channel, instruction="next")
     assert context.section("pending").mission_seqs == [3, 4, 5]
     assert context.section("recent").mission_seqs == list(range(6, 14))
     assert "mission #3" in context.section("pending").text
@@ -142,18 +143,18 @@ def test_a_mission_whose_fold_has_not_landed_is_shown_as_pending(
 
 def test_coverage_holds_after_every_mission(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every finished mission is in detail, pending, or folded into the summary."""
-    from memory import tasks
+    from summaries import tasks
 
     session = _session()
-    real_delay = tasks.fold_session.delay_on_commit  # type: ignore[attr-defined]
+    real_delay = tasks.summary_fold.delay_on_commit  # type: ignore[attr-defined]
     for n in range(1, 31):
         # Folds land late every third mission, as a slow queue would.
         if n % 3 == 0:
-            monkeypatch.setattr(tasks.fold_session, "delay_on_commit", lambda *a, **k: None)
+            monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
         else:
-            monkeypatch.setattr(tasks.fold_session, "delay_on_commit", real_delay)
+            monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", real_delay)
         add_finished_missions(session, 1)
-        context = context_for_next(channel=session.channel, instruction="status?")
+        context = next_context(channel=session.channel, instruction="status?")
         shown = set(context.section("recent").mission_seqs)
         shown |= set(context.section("pending").mission_seqs)
         folded = (
@@ -166,7 +167,7 @@ def test_coverage_holds_after_every_mission(monkeypatch: pytest.MonkeyPatch) -> 
 
 def _assembly_queries(session) -> int:
     with CaptureQueriesContext(connection) as queries:
-        context_for_next(channel=session.channel, instruction="Where is the venue for launch?")
+        next_context(channel=session.channel, instruction="Where is the venue for launch?")
     return len(queries)
 
 
@@ -187,7 +188,7 @@ def _bulk_missions(session, count: int) -> None:
     )
     session.mission_count = count
     session.save()
-    from memory.services import summary_fold
+    from summaries.services import summary_fold
 
     summary_fold(session_id=session.pk)
 
@@ -203,8 +204,8 @@ def test_prompt_size_does_not_grow_with_the_session() -> None:
     short, long = _session(), _session()
     _bulk_missions(short, 100)
     _bulk_missions(long, 500)
-    small = context_for_next(channel=short.channel, instruction="next").total_chars
-    large = context_for_next(channel=long.channel, instruction="next").total_chars
+    small = next_context(channel=short.channel, instruction="next").total_chars
+    large = next_context(channel=long.channel, instruction="next").total_chars
     assert large <= small * 1.05 + 500
 
 
@@ -223,7 +224,7 @@ def test_a_detail_from_mission_2_of_60_is_recalled_at_the_end() -> None:
         )
 
     add_finished_missions(session, 60, text=text)
-    context = context_for_next(
+    context = next_context(
         channel=session.channel, instruction="Which venue did we book for the offsite?"
     )
     recall = context.section("recall")
@@ -247,6 +248,6 @@ def test_recall_reaches_earlier_sessions_of_the_channel(settings: Any) -> None:
     )
     new = session_start_new(channel=session.channel)
     add_finished_missions(new, 1)
-    context = context_for_next(channel=session.channel, instruction="Who is our supplier?")
+    context = next_context(channel=session.channel, instruction="Who is our supplier?")
     assert "Nordwind" in context.section("recall").text
     assert "session 1, mission #1" in context.section("recall").text

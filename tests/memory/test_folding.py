@@ -4,17 +4,15 @@ from typing import Any
 import pytest
 from django.db import connections
 
-from llm.base import ChatMessages, ChatStream, FoldMission, ProviderError, Usage
-from llm.schemas import Decision, DroppedMission, MemoryCandidates, SummaryItem, SummaryState
-from memory import tasks
-from memory.context import context_for_next
-from memory.extractive import extractive_fold
-from memory.models import RollingSummary, SummaryRevision
-from memory.services import summary_fold
-from memory.summary import render_summary
-from memory.verifier import summary_verify
+from llm.base import ChatMessages, ChatStream, ProviderError, Usage
 from sessions.services import session_get_or_open_current, session_start_new
-from tests.factories import add_finished_missions, dm_channel, make_office
+from summaries import tasks
+from summaries.models import RollingSummary, SummaryRevision
+from summaries.render import render_summary
+from summaries.schemas import Decision, DroppedMission, SummaryItem, SummaryState
+from summaries.services import summary_fold
+from summaries.verifier import summary_verify
+from tests.factories import add_finished_missions, dm_channel, make_office, next_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,24 +21,12 @@ class ScriptedProvider:
     """A model that folds as told, for testing what happens around it."""
 
     name = "scripted"
+    structured_output = True
 
     def __init__(self, *states: SummaryState | Exception) -> None:
         self.script = list(states)
+        # The verifier's findings each call carried in its prompt.
         self.calls: list[list[str]] = []
-
-    def fold(
-        self,
-        *,
-        previous: SummaryState,
-        missions: list[FoldMission],
-        budget_chars: int,
-        findings: list[str],
-    ) -> SummaryState:
-        self.calls.append(list(findings))
-        step = self.script.pop(0)
-        if isinstance(step, Exception):
-            raise step
-        return step
 
     def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
         raise NotImplementedError
@@ -48,14 +34,18 @@ class ScriptedProvider:
     def structured(
         self, *, messages: ChatMessages, schema: Any, model: str | None = None
     ) -> tuple[Any, Usage]:
-        raise NotImplementedError
-
-    def extract_memory(self, *, instruction: str, reply: str) -> MemoryCandidates:
-        return MemoryCandidates()
+        assert schema is SummaryState
+        prompt = str(messages[-1]["content"])
+        _, _, rejected = prompt.partition("rejected by the verifier:\n")
+        self.calls.append([line[2:] for line in rejected.splitlines() if line.startswith("- ")])
+        step = self.script.pop(0)
+        if isinstance(step, Exception):
+            raise step
+        return step, Usage()
 
 
 def _unfolded_session(count: int, monkeypatch: pytest.MonkeyPatch, text: Any = None):
-    monkeypatch.setattr(tasks.fold_session, "delay_on_commit", lambda *a, **k: None)
+    monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
     session = session_get_or_open_current(channel=dm_channel(make_office()))
     add_finished_missions(session, count, text=text)
     return session
@@ -93,16 +83,11 @@ def test_two_folds_at_once_give_the_result_of_one(monkeypatch: pytest.MonkeyPatc
     class SlowProvider(ScriptedProvider):
         name = "slow"
 
-        def fold(
-            self,
-            *,
-            previous: SummaryState,
-            missions: list[FoldMission],
-            budget_chars: int,
-            findings: list[str],
-        ) -> SummaryState:
+        def structured(
+            self, *, messages: ChatMessages, schema: Any, model: str | None = None
+        ) -> tuple[Any, Usage]:
             both_read.wait()  # both folds have read version 0 before either commits
-            return extractive_fold(previous=previous, missions=missions, budget_chars=budget_chars)
+            return _good_state([1, 2, 3, 4]), Usage()
 
     outcomes: list[Any] = []
     errors: list[BaseException] = []
@@ -259,7 +244,7 @@ def test_a_new_session_carries_the_summary_and_the_last_missions_over(
     assert not summary.carry_over_pending
     assert "s1#1" in summary.text and "$49" in summary.text
     assert "April 2" in summary.text and "s1#11" in summary.text
-    context = context_for_next(channel=channel, instruction="What next?")
+    context = next_context(channel=channel, instruction="What next?")
     assert "$49" in context.section("summary").text
     assert context.seq == 1
 
@@ -279,9 +264,9 @@ def test_while_carry_over_is_pending_the_old_missions_are_not_invisible(
     channel = dm_channel(make_office())
     session = session_get_or_open_current(channel=channel)
     add_finished_missions(session, 10)  # 1, 2 folded; 3..10 in the window
-    monkeypatch.setattr(tasks.carry_over_session, "delay_on_commit", lambda *a, **k: None)
+    monkeypatch.setattr(tasks.summary_carry_over, "delay_on_commit", lambda *a, **k: None)
     session_start_new(channel=channel)
-    context = context_for_next(channel=channel, instruction="next")
+    context = next_context(channel=channel, instruction="next")
     assert context.section("pending").mission_seqs == list(range(3, 11))
     assert "session 1, mission #3" in context.section("pending").text
     assert "#1" in context.section("summary").text

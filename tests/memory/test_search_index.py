@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from memory.search import ensure_sqlite_fulltext, rank_folded_missions
+from context.loading import recall_candidates
+from context.search import ensure_sqlite_fulltext, rank_missions
 from tests.factories import add_finished_missions, dm_channel, make_office
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,18 +46,22 @@ def test_lost_fts_triggers_are_restored_and_the_index_rebuilt() -> None:
         text=lambda n: ("The quokka mascot is approved." if n == 1 else f"Task {n}.", f"Done {n}."),
     )
     assert (
-        rank_folded_missions(
-            channel_id=channel.pk,
-            session_id=session.pk,
-            folded_through_seq=4,
+        rank_missions(
+            candidates=recall_candidates(
+                channel_id=channel.pk, session_id=session.pk, folded_through_seq=4
+            ),
             text="quokka",
             limit=5,
         )
         == []
     )
     assert ensure_sqlite_fulltext() == ["missions_mission_fts"]
-    found = rank_folded_missions(
-        channel_id=channel.pk, session_id=session.pk, folded_through_seq=4, text="quokka", limit=5
+    found = rank_missions(
+        candidates=recall_candidates(
+            channel_id=channel.pk, session_id=session.pk, folded_through_seq=4
+        ),
+        text="quokka",
+        limit=5,
     )
     assert found == [session.missions.get(seq=1).pk]
     assert ensure_sqlite_fulltext() == []

@@ -5,8 +5,9 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from missions.intake import instruction_accept
 from missions.models import Message, Mission, MissionStatus
-from missions.services import instruction_accept, mission_sweep_stuck
+from missions.sweeper import mission_sweep_stuck
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import Fail, FakeOpenAI, Hang, Malformed, Reply
 
@@ -90,10 +91,10 @@ def test_a_stuck_running_mission_is_requeued_then_failed_after_its_attempts(
 def test_a_queued_mission_whose_task_was_lost_is_sent_again(
     model: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from missions import services
+    from missions import intake
 
     channel = dm_channel(make_office(make_user()))
-    monkeypatch.setattr(services, "_queue_run", lambda mission: None)  # the broker lost it
+    monkeypatch.setattr(intake, "mission_queue_run", lambda mission: None)  # the broker lost it
     accepted = instruction_accept(channel=channel, text="Lost in the broker")
     monkeypatch.undo()
     assert Mission.objects.get(pk=accepted.mission.pk).status == MissionStatus.QUEUED
@@ -105,7 +106,7 @@ def test_a_queued_mission_whose_task_was_lost_is_sent_again(
 
 
 def test_a_retried_mission_that_the_fold_skipped_is_folded_late(model: FakeOpenAI) -> None:
-    from memory.models import RollingSummary
+    from summaries.models import RollingSummary
     from tests.factories import add_finished_missions
 
     model.enqueue(Fail(500), Fail(500))

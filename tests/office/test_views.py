@@ -48,7 +48,7 @@ def test_the_office_page_shows_who_is_idle_and_who_is_working() -> None:
     user = make_user()
     office = make_office(user)
     theo_dm = dm_channel(office)
-    from missions.services import mission_create
+    from missions.intake import mission_create
 
     mission_create(
         session=theo_dm.sessions.get(),
@@ -116,7 +116,7 @@ def test_the_chat_page_boots_with_the_saved_timeline_and_strict_csp() -> None:
     user = make_user()
     office = make_office(user)
     channel = channel_of(office, "project")
-    from missions.services import instruction_accept
+    from missions.intake import instruction_accept
 
     instruction_accept(channel=channel, text="<script>alert(1)</script> plan it")
     client = Client()

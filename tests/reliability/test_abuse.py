@@ -10,8 +10,8 @@ from django.test import Client
 
 from config.celery import app
 from missions import ratelimit
+from missions.intake import instruction_accept
 from missions.models import Message, Mission
-from missions.services import instruction_accept
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.missions.helpers import frames_until
@@ -310,7 +310,7 @@ def test_html_in_replies_and_summaries_is_escaped_in_the_admin_and_csp_forbids_i
     client = Client()
     client.force_login(staff)
     summary = channel.sessions.get().summary
-    page = client.get(f"/admin/memory/rollingsummary/{summary.pk}/change/")
+    page = client.get(f"/admin/summaries/rollingsummary/{summary.pk}/change/")
     html = page.content.decode()
     assert payload not in html and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
     chat = client.get(f"/c/{channel.pk}/")

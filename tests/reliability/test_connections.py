@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import connection
 
-from missions.services import instruction_accept
+from missions.intake import instruction_accept
 from tests.factories import dm_channel, make_office, make_user
 from tests.ws import open_socket
 

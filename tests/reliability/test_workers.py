@@ -19,11 +19,13 @@ from django.conf import settings
 from django.db import connection
 from django.utils.timezone import now as timezone_now
 
-from llm.schemas import SummaryState
-from memory.models import RollingSummary, SummaryRevision
-from memory.summary import state_refs
+from missions.intake import instruction_accept
 from missions.models import Message, Mission, MissionStatus
-from missions.services import instruction_accept, mission_sweep_stuck
+from missions.sweeper import mission_sweep_stuck
+from summaries.models import RollingSummary, SummaryRevision
+from summaries.render import state_refs
+from summaries.schemas import SummaryState
+from summaries.services import summary_sweep_lagging
 from tests.factories import add_finished_missions, dm_channel, make_office, make_user
 from tests.fake_openai import FAKE_API_KEY, FakeOpenAI, Reply
 
@@ -212,10 +214,10 @@ def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
     settings.TASK_RUNNER = "inline"
     channel = dm_channel(make_office(make_user()))
     session = channel.sessions.get()
-    from memory import tasks
+    from summaries import tasks
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tasks.fold_session, "delay_on_commit", lambda *a, **k: None)
+        patch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
         add_finished_missions(session, 12)  # 1..4 wait to be folded
     settings.TASK_RUNNER = "celery"
     # The model takes its time over the fold: the worker dies while it thinks.
@@ -223,13 +225,12 @@ def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
     env = _env(fake_openai, settings.REDIS_URL)
     worker = _worker(env)
     try:
-        tasks.fold_session.delay(session.pk)
+        tasks.summary_fold.delay(session.pk)
         _wait(lambda: len(fake_openai.requests) >= 1, 30, "the fold to reach the model")
         worker.kill()
         assert RollingSummary.objects.get(session=session).folded_through_seq == 0
         worker = _worker(env)
-        counts = mission_sweep_stuck()
-        assert counts["folds"] >= 1
+        assert summary_sweep_lagging() >= 1
         _wait(
             lambda: RollingSummary.objects.get(session=session).folded_through_seq == 4,
             60,
@@ -334,9 +335,9 @@ def test_a_refold_chord_runs_on_real_workers(
     env = _env(fake_openai, settings.REDIS_URL, LLM_PROVIDER="offline")
     worker = _worker(env)
     try:
-        from memory.tasks import compact_session
+        from summaries.compaction import compaction_queue
 
-        assert compact_session(session.pk, from_scratch=True) == 3
+        assert compaction_queue(session_id=session.pk, from_scratch=True) == 3
         _wait(
             lambda: RollingSummary.objects.get(session=session).version > version,
             60,

@@ -6,8 +6,8 @@ from channels.db import database_sync_to_async
 from django.db import connections
 from django.utils import translation
 
+from missions.intake import instruction_accept
 from missions.models import Message, Mission, MissionStatus
-from missions.services import instruction_accept
 from office.models import Channel
 from office.selectors import channel_default_assignee
 from sessions.models import ChatSession

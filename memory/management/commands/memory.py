@@ -2,13 +2,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from memory.memory_items import (
+from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
+from memory.services import (
     MemoryRejected,
     memory_item_create,
     memory_item_retire,
     memory_target,
 )
-from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from office.models import Channel, Office
 
 

@@ -1,0 +1,18 @@
+from typing import Any
+
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _restore_fulltext(using: str = "default", **kwargs: Any) -> None:
+    from context.search import ensure_sqlite_fulltext
+
+    ensure_sqlite_fulltext(using)
+
+
+class ContextConfig(AppConfig):
+    name = "context"
+    verbose_name = "Context assembly"
+
+    def ready(self) -> None:
+        post_migrate.connect(_restore_fulltext, dispatch_uid="context.restore_fulltext")

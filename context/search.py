@@ -1,0 +1,110 @@
+"""Full-text ranking for recall and memory: a stored PostgreSQL tsvector with a GIN index
+in production, SQLite's FTS5 in the embedded default (indexes made in the migrations
+`missions.0002_fulltext` and `memory.0002_fulltext`).
+
+Queries OR the instruction's terms together, so that a question that shares one rare
+word with an old mission still finds it; ranking puts the missions sharing most terms
+first."""
+
+from typing import Any
+
+from django.db import connection, connections
+from django.db.models import QuerySet
+
+from language.terms import search_terms
+from memory.models import MemoryItem
+from missions.models import Mission
+
+
+def _pg_tsquery(terms: list[str]) -> str:
+    # Terms are \w+ only, so they need no quoting; a prefix match forgives plurals.
+    return " | ".join(f"{t}:*" if len(t) >= 4 else t for t in terms)
+
+
+def _fts5_query(terms: list[str]) -> str:
+    return " OR ".join(f'"{t}"*' if len(t) >= 4 else f'"{t}"' for t in terms)
+
+
+def _ranked_ids(*, table: str, candidates: QuerySet[Any], text: str, limit: int) -> list[int]:
+    """Ids among the candidates (any queryset of the table's model) that match the text,
+    best first. The candidates' conditions are the ORM's, written once by the caller."""
+    terms = search_terms(text)
+    if not terms:
+        return []
+    inner, inner_params = candidates.values("id").query.sql_with_params()
+    params: list[Any]
+    if connection.vendor == "postgresql":
+        sql = (
+            f"SELECT t.id FROM {table} t, to_tsquery('simple', %s) q "
+            f"WHERE t.id IN ({inner}) AND t.search_vector @@ q "
+            "ORDER BY ts_rank(t.search_vector, q) DESC, t.id DESC LIMIT %s"
+        )
+        params = [_pg_tsquery(terms), *inner_params, limit]
+    else:
+        sql = (
+            f"SELECT t.id FROM {table}_fts f JOIN {table} t ON t.id = f.rowid "
+            f"WHERE {table}_fts MATCH %s AND t.id IN ({inner}) "
+            f"ORDER BY bm25({table}_fts), t.id DESC LIMIT %s"
+        )
+        params = [_fts5_query(terms), *inner_params, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def rank_missions(*, candidates: QuerySet[Mission], text: str, limit: int) -> list[int]:
+    """Ids of the candidate missions most relevant to the text, best first."""
+    return _ranked_ids(table="missions_mission", candidates=candidates, text=text, limit=limit)
+
+
+def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int) -> list[int]:
+    """Ids of the candidate memory items most relevant to the text, best first."""
+    return _ranked_ids(table="memory_memoryitem", candidates=candidates, text=text, limit=limit)
+
+
+# SQLite rebuilds a table to alter it, and the rebuild drops the table's triggers: after
+# any migration the FTS5 triggers are put back (and the index rebuilt if they were gone).
+_SQLITE_TRIGGERS = {
+    "missions_mission_fts": (
+        "missions_mission",
+        ("instruction", "reply"),
+    ),
+    "memory_memoryitem_fts": ("memory_memoryitem", ("text",)),
+}
+
+
+def ensure_sqlite_fulltext(using: str = "default") -> list[str]:
+    """Recreate missing FTS5 sync triggers; returns the indexes that were rebuilt."""
+    conn = connections[using]
+    if conn.vendor != "sqlite":
+        return []
+    rebuilt = []
+    with conn.cursor() as cursor:
+        for fts, (table, columns) in _SQLITE_TRIGGERS.items():
+            cursor.execute("SELECT name FROM sqlite_master WHERE type='table' AND name=%s", [fts])
+            if cursor.fetchone() is None:
+                continue  # before the migration that creates it
+            cols = ", ".join(columns)
+            new = ", ".join(f"new.{c}" for c in columns)
+            old = ", ".join(f"old.{c}" for c in columns)
+            wanted = {
+                f"{fts}_ai": f"AFTER INSERT ON {table} BEGIN INSERT INTO {fts}(rowid, {cols}) "
+                f"VALUES (new.id, {new}); END",
+                f"{fts}_ad": f"AFTER DELETE ON {table} BEGIN INSERT INTO {fts}({fts}, rowid, "
+                f"{cols}) VALUES ('delete', old.id, {old}); END",
+                f"{fts}_au": f"AFTER UPDATE OF {cols} ON {table} BEGIN INSERT INTO {fts}({fts}, "
+                f"rowid, {cols}) VALUES ('delete', old.id, {old}); INSERT INTO "
+                f"{fts}(rowid, {cols}) VALUES (new.id, {new}); END",
+            }
+            missing = False
+            for name, body in wanted.items():
+                cursor.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='trigger' AND name=%s", [name]
+                )
+                if cursor.fetchone() is None:
+                    missing = True
+                    cursor.execute(f"CREATE TRIGGER {name} {body}")
+            if missing:
+                cursor.execute(f"INSERT INTO {fts}({fts}) VALUES ('rebuild')")
+                rebuilt.append(fts)
+    return rebuilt

@@ -1,0 +1,66 @@
+"""The context of a mission (DESIGN.md §3): load, then render. Reads only."""
+
+from datetime import datetime
+
+from django.utils import timezone
+
+from context.loading import context_load
+from context.rendering import AssembledContext, render_context
+from missions.models import Mission
+from office.models import Channel, Employee
+from office.selectors import channel_default_assignee
+from sessions.models import ChatSession
+
+
+def assemble(
+    *,
+    session: ChatSession,
+    channel: Channel,
+    employee: Employee,
+    instruction: str,
+    seq: int,
+    at: datetime,
+) -> AssembledContext:
+    return render_context(
+        context_load(
+            session=session,
+            channel=channel,
+            employee=employee,
+            instruction=instruction,
+            seq=seq,
+            at=at,
+        )
+    )
+
+
+def context_for_mission(*, mission: Mission) -> AssembledContext:
+    return assemble(
+        session=mission.session,
+        channel=mission.channel,
+        employee=mission.assignee,
+        instruction=mission.instruction,
+        seq=mission.seq,
+        at=mission.created_at,
+    )
+
+
+def context_for_next(
+    *,
+    channel: Channel,
+    session: ChatSession,
+    instruction: str,
+    employee: Employee | None = None,
+    at: datetime | None = None,
+) -> AssembledContext:
+    """What the next mission of the channel's session would get (the context panel, the
+    `context` command). Writes nothing: the caller chooses the session."""
+    if session.channel_id != channel.pk:
+        raise ValueError("the session belongs to another channel")
+    return assemble(
+        session=session,
+        channel=channel,
+        employee=employee or channel_default_assignee(channel=channel),
+        instruction=instruction,
+        seq=session.mission_count + 1,
+        at=at or timezone.now(),
+    )

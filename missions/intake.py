@@ -1,0 +1,176 @@
+"""Accepting instructions: every instruction is saved here before any model is called;
+its reply runs in a task queued on commit, and events go out after commit."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from config.celery import queue_task_on_commit
+from missions.dispatch import route_instruction
+from missions.lifecycle import mission_complete
+from missions.models import Message, MessageKind, Mission, MissionSource
+from missions.queueing import mission_queue_run
+from missions.timeline import message_post
+from office.models import Channel, ChannelKind, Employee
+from sessions.models import ChatSession
+from sessions.services import session_count_mission, session_get_or_open_current, session_lock
+
+NOTICE_CHECK_TASK = "sessions.tasks.long_session_check_on_instruction"
+
+
+class InstructionRejected(Exception):
+    """An instruction that cannot be accepted; `code` is stable, `message` is for a person."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class Accepted:
+    mission: Mission
+    message: Message
+    created: bool
+
+
+@transaction.atomic
+def mission_create(
+    *,
+    session: ChatSession,
+    assignee: Employee,
+    source: str,
+    instruction: str,
+    client_id: str = "",
+    parent: Mission | None = None,
+    at: datetime | None = None,
+) -> tuple[Mission, bool]:
+    """The mission for this instruction, and whether it is new.
+
+    A `client_id` already used in the session returns the existing mission: an
+    instruction resent after a reconnect is not a second mission."""
+    # The row lock orders concurrent instructions of one session, so seq has no gaps and
+    # two sends of one client_id cannot both pass the check below.
+    locked = session_lock(session=session)
+    if client_id:
+        existing = Mission.objects.filter(session=session, client_id=client_id).first()
+        if existing is not None:
+            return existing, False
+    seq = session_count_mission(session=locked)
+    session.mission_count = seq
+    created_at = at or timezone.now()
+    mission = Mission.objects.create(
+        session=session,
+        channel_id=session.channel_id,
+        seq=seq,
+        source=source,
+        assignee=assignee,
+        parent=parent,
+        instruction=instruction,
+        client_id=client_id,
+        created_at=created_at,
+    )
+    message_post(
+        channel_id=session.channel_id,
+        session_id=session.pk,
+        mission=mission,
+        kind=MessageKind.USER,
+        text=instruction,
+        payload={"client_id": client_id, "assignee": assignee.name, "seq": seq},
+        created_at=created_at,
+    )
+    return mission, True
+
+
+def _after_accept(mission: Mission) -> None:
+    """What follows every accepted instruction: the long-session check first, so its
+    notice lands right under the instruction rather than after the reply; then the reply."""
+    queue_task_on_commit(NOTICE_CHECK_TASK, mission.pk)
+    mission_queue_run(mission)
+
+
+def _spawn_child(*, parent: Mission, employee: Employee, text: str, source: str) -> Mission:
+    """A mission for `employee` in their 1:1 channel, linked to its parent."""
+    channel = Channel.objects.get(kind=ChannelKind.DM, employee=employee)
+    session = session_get_or_open_current(channel=channel)
+    child, _ = mission_create(
+        session=session, assignee=employee, source=source, instruction=text, parent=parent
+    )
+    verb = "Delegated to" if source == MissionSource.DELEGATION else "Follow-up for"
+    message_post(
+        channel_id=parent.channel_id,
+        session_id=parent.session_id,
+        mission=parent,
+        kind=MessageKind.EVENT,
+        text=f"{verb} {employee.name}: {text[:200]}",
+        payload={
+            "event": source,
+            "child_mission": child.pk,
+            "child_channel": channel.pk,
+            "employee": employee.name,
+        },
+    )
+    _after_accept(child)
+    return child
+
+
+def instruction_accept(*, channel: Channel, text: str, client_id: str = "") -> Accepted:
+    """Save an instruction from any route, then queue its reply. Never calls a model."""
+    text = text.strip()
+    if not text:
+        raise InstructionRejected("empty", "The instruction is empty.")
+    limit = settings.MAX_INSTRUCTION_CHARS
+    if len(text) > limit:
+        raise InstructionRejected(
+            "too_long", f"The instruction has {len(text)} characters; the limit is {limit}."
+        )
+    if len(client_id) > 64:
+        raise InstructionRejected("bad_client_id", "client_id is longer than 64 characters.")
+    employees = list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
+    route = route_instruction(channel=channel, text=text, employees=employees)
+    with transaction.atomic():
+        session = session_get_or_open_current(channel=channel)
+        mission, created = mission_create(
+            session=session,
+            assignee=route.assignee,
+            source=route.source,
+            instruction=text,
+            client_id=client_id,
+        )
+        message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
+        assert message is not None
+        if created:
+            _after_accept(mission)
+            for employee in route.delegations:
+                _spawn_child(
+                    parent=mission, employee=employee, text=text, source=MissionSource.DELEGATION
+                )
+            for employee, task in route.followups:
+                _spawn_child(
+                    parent=mission,
+                    employee=employee,
+                    text=task,
+                    source=MissionSource.MEETING_FOLLOWUP,
+                )
+    return Accepted(mission=mission, message=message, created=created)
+
+
+def mission_record_finished(
+    *,
+    session: ChatSession,
+    assignee: Employee,
+    instruction: str,
+    reply: str,
+    source: str = MissionSource.DM,
+    at: datetime | None = None,
+) -> Mission:
+    """A mission that already happened elsewhere (an import or a replay)."""
+    with transaction.atomic():
+        mission, _ = mission_create(
+            session=session, assignee=assignee, source=source, instruction=instruction, at=at
+        )
+        mission_complete(mission=mission, reply=reply, at=at)
+    return mission

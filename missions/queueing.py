@@ -1,0 +1,52 @@
+"""Sending a mission's reply task. If the queue cannot be reached, the mission stays
+saved and queued, the person is told it is delayed, and the sweeper sends it again
+when the queue is back."""
+
+import logging
+
+from django.db import transaction
+
+from config.celery import queue_task
+from missions.models import Message, MessageKind, Mission
+from missions.timeline import message_post
+
+logger = logging.getLogger(__name__)
+
+RUN_TASK = "missions.tasks.mission_run"
+
+
+def mission_queue_run(mission: Mission) -> None:
+    """Send the reply task once the mission is committed."""
+    transaction.on_commit(lambda: _send_run(mission.pk))
+
+
+def _send_run(mission_id: int) -> None:
+    try:
+        queue_task(RUN_TASK, mission_id)
+    except Exception as exc:
+        logger.warning("could not queue mission %s: %s", mission_id, exc)
+        mission_mark_delayed(mission_id=mission_id)
+
+
+def mission_mark_delayed(*, mission_id: int) -> Message | None:
+    """Tell the person their instruction waits for the task queue (once per mission)."""
+    mission = Mission.objects.select_related("assignee").filter(pk=mission_id).first()
+    if (
+        mission is None
+        or Message.objects.filter(
+            mission=mission, kind=MessageKind.EVENT, payload__event="delayed"
+        ).exists()
+    ):
+        return None
+    with transaction.atomic():
+        return message_post(
+            channel_id=mission.channel_id,
+            session_id=mission.session_id,
+            mission=mission,
+            kind=MessageKind.EVENT,
+            text=(
+                f"Delayed: {mission.assignee.name} will answer as soon as the task queue is "
+                "reachable again. Your instruction is saved."
+            ),
+            payload={"event": "delayed", "seq": mission.seq},
+        )

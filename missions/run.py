@@ -1,0 +1,92 @@
+"""Answering a mission: assemble its context, stream the reply, save it."""
+
+import logging
+import time
+
+from django.db.models import F, Q
+from django.utils import timezone
+
+from context.selectors import context_for_mission
+from llm.base import ProviderError
+from llm.gateway import get_provider
+from memory.services import memory_mark_used
+from missions.lifecycle import mission_complete, mission_fail
+from missions.models import Mission, MissionStatus
+from realtime.events import send_frame
+from realtime.frames import ReplyDeltaFrame
+
+logger = logging.getLogger(__name__)
+
+# Seconds between reply.delta frames of one reply.
+DELTA_INTERVAL = 0.05
+
+
+def mission_run(*, mission_id: int, run_token: str = "") -> None:
+    """Answer a queued mission.
+
+    Claimed with a conditional update, so a duplicate delivery of the task is a no-op;
+    the same delivery redelivered (its worker was killed) takes the mission over."""
+    claimable = Q(status=MissionStatus.QUEUED)
+    if run_token:
+        claimable |= Q(status=MissionStatus.RUNNING, run_token=run_token)
+    claimed = Mission.objects.filter(claimable, pk=mission_id).update(
+        status=MissionStatus.RUNNING,
+        started_at=timezone.now(),
+        attempts=F("attempts") + 1,
+        run_token=run_token,
+    )
+    if not claimed:
+        return
+    mission = Mission.objects.select_related("session", "channel__office", "assignee").get(
+        pk=mission_id
+    )
+    context = context_for_mission(mission=mission)
+    memory_mark_used(item_ids=[i for s in context.sections for i in s.memory_ids])
+    provider = get_provider()
+    pieces: list[str] = []
+    try:
+        stream = provider.stream_chat(
+            messages=context.messages, model=mission.assignee.model or None
+        )
+        # Pieces are sent in small batches: a model streams many tiny tokens, and one
+        # channel-layer message each would cost more than the text it carries.
+        batch: list[str] = []
+        index = 0
+        last_sent = time.monotonic()
+        for piece in stream:
+            pieces.append(piece)
+            batch.append(piece)
+            if time.monotonic() - last_sent >= DELTA_INTERVAL:
+                send_frame(
+                    mission.channel_id,
+                    ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
+                )
+                batch, index, last_sent = [], index + 1, time.monotonic()
+        if batch:
+            send_frame(
+                mission.channel_id,
+                ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
+            )
+        reply = "".join(pieces).strip()
+        if not reply:
+            raise ProviderError("bad_output", "The model returned an empty reply.")
+    except ProviderError as exc:
+        mission_fail(mission=mission, code=exc.code, message=exc.message)
+        return
+    except Exception:
+        logger.exception("mission %s failed unexpectedly", mission_id)
+        mission_fail(
+            mission=mission,
+            code="internal",
+            message="Something went wrong on our side while answering.",
+        )
+        return
+    usage = stream.usage
+    mission_complete(
+        mission=mission,
+        reply=reply,
+        prompt_chars=context.total_chars,
+        prompt_tokens=usage.prompt_tokens,
+        cached_tokens=usage.cached_tokens,
+        completion_tokens=usage.completion_tokens,
+    )

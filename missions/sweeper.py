@@ -1,0 +1,50 @@
+"""Missions a dead worker or a lost broker message left behind (run by beat)."""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from missions.lifecycle import mission_fail
+from missions.models import Mission, MissionStatus
+from missions.queueing import mission_queue_run
+
+
+def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
+    """Re-queue missions stuck running or waiting, or fail them once they have had their
+    attempts."""
+    now = now or timezone.now()
+    running_limit = now - timedelta(seconds=settings.MISSION_STUCK_AFTER)
+    queued_limit = now - timedelta(seconds=settings.MISSION_QUEUED_RESEND_AFTER)
+    counts = {"requeued": 0, "failed": 0, "resent": 0}
+    stuck = Mission.objects.filter(status=MissionStatus.RUNNING, started_at__lt=running_limit)
+    for mission in stuck.select_related("assignee"):
+        with transaction.atomic():
+            if mission.attempts >= settings.MISSION_MAX_ATTEMPTS:
+                if Mission.objects.filter(pk=mission.pk, status=MissionStatus.RUNNING).update(
+                    status=MissionStatus.FAILED
+                ):
+                    mission_fail(
+                        mission=mission,
+                        code="interrupted",
+                        message="The answer was interrupted too many times.",
+                    )
+                    counts["failed"] += 1
+            elif Mission.objects.filter(pk=mission.pk, status=MissionStatus.RUNNING).update(
+                status=MissionStatus.QUEUED
+            ):
+                mission_queue_run(mission)
+                counts["requeued"] += 1
+    waiting = Mission.objects.filter(
+        Q(started_at__isnull=True) | Q(started_at__lt=queued_limit),
+        status=MissionStatus.QUEUED,
+        created_at__lt=queued_limit,
+    )
+    for mission in waiting:
+        # The claim in mission_run makes a second delivery harmless.
+        with transaction.atomic():
+            mission_queue_run(mission)
+        counts["resent"] += 1
+    return counts

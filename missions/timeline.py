@@ -1,0 +1,55 @@
+"""The timeline a person sees (Message rows): written here, pushed after commit."""
+
+from datetime import datetime
+from typing import Any
+
+from missions.models import Message, MessageKind, Mission
+from realtime.events import send_frame_on_commit
+from realtime.frames import MessageData, MessageFrame, NoticeFrame
+
+
+def message_data(message: Message) -> MessageData:
+    return MessageData(
+        id=message.pk,
+        channel=message.channel_id,
+        session=message.session_id,
+        mission=message.mission_id,
+        kind=message.kind,
+        author=message.author.name if message.author_id and message.author else None,
+        text=message.text,
+        payload=message.payload,
+        created_at=message.created_at,
+    )
+
+
+def message_frame(message: Message) -> MessageFrame | NoticeFrame:
+    if message.kind == MessageKind.NOTICE:
+        return NoticeFrame(message=message_data(message))
+    return MessageFrame(message=message_data(message))
+
+
+def message_post(
+    *,
+    channel_id: int,
+    session_id: int,
+    kind: str,
+    text: str,
+    payload: dict[str, Any],
+    mission: Mission | None = None,
+    author_id: int | None = None,
+    created_at: datetime | None = None,
+) -> Message:
+    """Save a timeline entry; its frame goes out once the transaction commits."""
+    extra = {"created_at": created_at} if created_at is not None else {}
+    message = Message.objects.create(
+        channel_id=channel_id,
+        session_id=session_id,
+        mission=mission,
+        kind=kind,
+        author_id=author_id,
+        text=text,
+        payload=payload,
+        **extra,
+    )
+    send_frame_on_commit(channel_id, message_frame(message))
+    return message

@@ -1,7 +1,0 @@
-from django.urls import path
-
-from office.consumers import ChannelConsumer
-
-websocket_urlpatterns = [
-    path("ws/channels/<int:channel_id>/", ChannelConsumer.as_asgi()),
-]

@@ -1,0 +1,91 @@
+"""How server frames (realtime.frames) reach a channel's sockets.
+
+Save first, push second: every event about a stored row is sent after the transaction
+that stored it commits (`send_event_on_commit`). The channel layer may drop events; a
+client that reconnects fetches what it missed by message id."""
+
+import asyncio
+import logging
+import os
+import threading
+
+from asgiref.sync import async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.db import transaction
+from pydantic import BaseModel
+
+from realtime.frames import frame_json
+
+logger = logging.getLogger(__name__)
+
+# The event loop serving the sockets. The in-memory channel layer keeps asyncio queues that
+# only that loop may touch, so a task thread hands its sends over to it.
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def remember_server_loop() -> None:
+    global _server_loop
+    _server_loop = asyncio.get_running_loop()
+
+
+def group_name(channel_id: int) -> str:
+    return f"channel.{channel_id}"
+
+
+_sender: tuple[int, asyncio.AbstractEventLoop] | None = None
+_sender_lock = threading.Lock()
+
+
+def _sender_loop() -> asyncio.AbstractEventLoop:
+    """One event loop per process for sends from sync code (task workers, threads), so
+    the channel layer keeps one Redis connection instead of opening one per event."""
+    global _sender
+    with _sender_lock:
+        if _sender is None or _sender[0] != os.getpid():  # a forked worker needs its own
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="office-events", daemon=True).start()
+            _sender = (os.getpid(), loop)
+        return _sender[1]
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def send_frame(channel_id: int, frame: BaseModel) -> None:
+    """Send now (for frames about nothing stored, like reply deltas)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    event = frame_json(frame)
+    envelope = {"type": "office.event", "event": event}
+    group = group_name(channel_id)
+    try:
+        loop = _server_loop
+        if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
+            if _running_loop() is loop:
+                loop.create_task(layer.group_send(group, envelope))
+                return
+            asyncio.run_coroutine_threadsafe(layer.group_send(group, envelope), loop).result(
+                timeout=5
+            )
+            return
+        if _running_loop() is not None:
+            async_to_sync(layer.group_send)(group, envelope)
+            return
+        asyncio.run_coroutine_threadsafe(layer.group_send(group, envelope), _sender_loop()).result(
+            timeout=5
+        )
+    except Exception:
+        # A lost event is recovered by the client's resync; a failed send must not fail
+        # the mission that produced it.
+        logger.warning(
+            "could not send %s to channel %s", event.get("type"), channel_id, exc_info=True
+        )
+
+
+def send_frame_on_commit(channel_id: int, frame: BaseModel) -> None:
+    transaction.on_commit(lambda: send_frame(channel_id, frame))

@@ -1,0 +1,124 @@
+"""Every WebSocket frame (DESIGN.md §7), in one place, as pydantic models: what a client
+may send, and what the server sends. The JSON API returns the same schemas."""
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+# --- client → server ---------------------------------------------------------------------
+
+
+class _ClientFrame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InstructionFrame(_ClientFrame):
+    type: Literal["instruction"]
+    text: str
+    client_id: str = Field(default="", max_length=64)
+
+
+class SessionNewFrame(_ClientFrame):
+    type: Literal["session.new"]
+    # The session the person was looking at: a double click starts one session, not two.
+    session_id: int | None = None
+
+
+class PingFrame(_ClientFrame):
+    type: Literal["ping"]
+
+
+ClientFrame = Annotated[InstructionFrame | SessionNewFrame | PingFrame, Field(discriminator="type")]
+client_frame = TypeAdapter(ClientFrame)
+CLIENT_FRAME_TYPES = ("instruction", "session.new", "ping")
+
+
+# --- server → client ---------------------------------------------------------------------
+
+
+class MessageData(BaseModel):
+    """One timeline entry, as the socket pushes it and the API lists it."""
+
+    id: int
+    channel: int
+    session: int
+    mission: int | None
+    kind: str
+    author: str | None
+    text: str
+    payload: dict[str, Any]
+    created_at: datetime
+
+
+class UsageData(BaseModel):
+    prompt_chars: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class SessionData(BaseModel):
+    id: int
+    number: int
+    previous: int | None = None
+
+
+class MessageFrame(BaseModel):
+    type: Literal["message"] = "message"
+    message: MessageData
+
+
+class NoticeFrame(BaseModel):
+    type: Literal["notice"] = "notice"
+    message: MessageData
+
+
+class ReplyDeltaFrame(BaseModel):
+    type: Literal["reply.delta"] = "reply.delta"
+    mission: int
+    index: int
+    text: str
+
+
+class ReplyDoneFrame(BaseModel):
+    type: Literal["reply.done"] = "reply.done"
+    mission: int
+    message: MessageData
+    usage: UsageData
+
+
+class SessionStartedFrame(BaseModel):
+    type: Literal["session.started"] = "session.started"
+    session: SessionData
+
+
+class PongFrame(BaseModel):
+    type: Literal["pong"] = "pong"
+
+
+class ErrorFrame(BaseModel):
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    # Which send was refused, so the page can give the text back to the person.
+    client_id: str | None = None
+    retry_after: int | None = None
+
+
+ServerFrame = Annotated[
+    MessageFrame
+    | NoticeFrame
+    | ReplyDeltaFrame
+    | ReplyDoneFrame
+    | SessionStartedFrame
+    | PongFrame
+    | ErrorFrame,
+    Field(discriminator="type"),
+]
+server_frame = TypeAdapter(ServerFrame)
+
+
+def frame_json(frame: BaseModel) -> dict[str, Any]:
+    """The frame as the JSON object sent over the socket (unset optional fields left out)."""
+    return frame.model_dump(mode="json", exclude_none=True)

@@ -1,0 +1,226 @@
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from summaries.admin_html import diff_html, render_state_html
+from summaries.compaction import compaction_queue
+from summaries.models import RollingSummary, SummaryRevision
+from summaries.schemas import SummaryState
+from summaries.selectors import summary_seq_index
+from summaries.services import summary_rollback
+
+
+class SummaryRevisionInline(admin.TabularInline):
+    model = SummaryRevision
+    extra = 0
+    fields = (
+        "version",
+        "kind",
+        "folded_through_seq",
+        "provider",
+        "verified",
+        "created_at",
+        "links",
+    )
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+    ordering = ("-version",)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="verified", boolean=True)
+    def verified(self, obj: SummaryRevision) -> bool:
+        return bool(obj.verifier_report.get("ok"))
+
+    @admin.display(description="")
+    def links(self, obj: SummaryRevision) -> SafeString:
+        diff = reverse("admin:summaries_summaryrevision_diff") + f"?a={obj.pk}"
+        return format_html('<a href="{}">diff with previous</a>', diff)
+
+
+@admin.register(RollingSummary)
+class RollingSummaryAdmin(admin.ModelAdmin):
+    list_display = (
+        "session",
+        "channel",
+        "version",
+        "folded_through_seq",
+        "chars",
+        "carry_over_pending",
+        "updated_at",
+    )
+    search_fields = ("text", "session__channel__name", "session__channel__office__name")
+    list_filter = ("session__channel__kind", "carry_over_pending")
+    list_select_related = ("session", "session__channel")
+    readonly_fields = (
+        "session",
+        "version",
+        "folded_through_seq",
+        "carry_over_pending",
+        "structured",
+        "text",
+        "updated_at",
+    )
+    exclude = ("state",)
+    inlines = [SummaryRevisionInline]
+    actions = ["refold"]
+
+    @admin.display(description="channel")
+    def channel(self, obj: RollingSummary) -> str:
+        return str(obj.session.channel)
+
+    @admin.display(description="chars")
+    def chars(self, obj: RollingSummary) -> int:
+        return len(obj.text)
+
+    @admin.display(description="summary")
+    def structured(self, obj: RollingSummary) -> SafeString:
+        state = SummaryState.model_validate(obj.state or {})
+        return render_state_html(state, summary_seq_index(session=obj.session))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Re-fold from the original missions (parallel blocks)")
+    def refold(self, request: HttpRequest, queryset: QuerySet[RollingSummary]) -> None:
+        for summary in queryset:
+            blocks = compaction_queue(session_id=summary.session_id, from_scratch=True)
+            self.log_change(request, summary, f"re-fold queued in {blocks} blocks")
+            self.message_user(request, f"{summary.session}: re-fold queued in {blocks} blocks.")
+
+
+@admin.register(SummaryRevision)
+class SummaryRevisionAdmin(admin.ModelAdmin):
+    list_display = (
+        "summary",
+        "version",
+        "kind",
+        "folded_through_seq",
+        "provider",
+        "verified",
+        "created_at",
+    )
+    list_filter = ("kind", "provider")
+    search_fields = ("after_text",)
+    list_select_related = ("summary__session__channel",)
+    readonly_fields = (
+        "summary",
+        "version",
+        "kind",
+        "folded_through_seq",
+        "provider",
+        "created_at",
+        "after",
+        "diff",
+        "report",
+        "folded_mission_ids",
+    )
+    exclude = ("before_state", "after_state", "before_text", "after_text", "verifier_report")
+    change_form_template = "admin/summaries/summaryrevision/change_form.html"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.method == "GET" and super().has_change_permission(request, obj)
+
+    @admin.display(description="verified", boolean=True)
+    def verified(self, obj: SummaryRevision) -> bool:
+        return bool(obj.verifier_report.get("ok"))
+
+    @admin.display(description="state after")
+    def after(self, obj: SummaryRevision) -> SafeString:
+        return render_state_html(
+            SummaryState.model_validate(obj.after_state or {}),
+            summary_seq_index(session=obj.summary.session),
+        )
+
+    @admin.display(description="diff with the state before")
+    def diff(self, obj: SummaryRevision) -> SafeString:
+        return diff_html(obj.before_state, obj.after_state)
+
+    @admin.display(description="verifier report")
+    def report(self, obj: SummaryRevision) -> SafeString:
+        report = obj.verifier_report or {}
+        checks = report.get("checks", {})
+        rows = "".join(
+            format_html("<li>{}: {}</li>", name, "passed" if ok else "FAILED")
+            for name, ok in checks.items()
+        )
+        findings = "".join(format_html("<li>{}</li>", f) for f in report.get("findings", []))
+        attempts = "".join(format_html("<li>{}</li>", str(a)) for a in report.get("attempts", []))
+        return format_html(
+            "<ul>{}</ul><p>Findings:</p><ul>{}</ul><p>Attempts:</p><ul>{}</ul>",
+            SafeString(rows),
+            SafeString(findings or "<li>none</li>"),
+            SafeString(attempts or "<li>none</li>"),
+        )
+
+    def get_urls(self) -> list[Any]:
+        own = [
+            path(
+                "diff/",
+                self.admin_site.admin_view(self.diff_view),
+                name="summaries_summaryrevision_diff",
+            ),
+            path(
+                "<int:revision_id>/rollback/",
+                self.admin_site.admin_view(self.rollback_view),
+                name="summaries_summaryrevision_rollback",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def diff_view(self, request: HttpRequest) -> HttpResponse:
+        """Any two revisions of one summary: ?a=ID&b=ID (b defaults to a's predecessor)."""
+        a = get_object_or_404(SummaryRevision, pk=request.GET.get("a") or 0)
+        b_id = request.GET.get("b")
+        if b_id:
+            b = get_object_or_404(SummaryRevision, pk=b_id, summary=a.summary)
+            older, newer = sorted([a, b], key=lambda r: r.version)
+            before, after = older.after_state, newer.after_state
+        else:
+            older, newer, before, after = a, a, a.before_state, a.after_state
+        revisions = a.summary.revisions.order_by("-version")
+        return render(
+            request,
+            "admin/summaries/summaryrevision/diff.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Diff of {a.summary}",
+                "older": older,
+                "newer": newer,
+                "diff": diff_html(before, after),
+                "revisions": revisions,
+                "a": a,
+            },
+        )
+
+    def rollback_view(self, request: HttpRequest, revision_id: int) -> HttpResponse:
+        revision = get_object_or_404(SummaryRevision, pk=revision_id)
+        if request.method != "POST":
+            return HttpResponseRedirect(
+                reverse("admin:summaries_summaryrevision_change", args=[revision.pk])
+            )
+        if not self.has_view_permission(request, revision) or not request.user.has_perm(
+            "summaries.change_rollingsummary"
+        ):
+            return HttpResponse(status=403)
+        if summary_rollback(revision=revision):
+            self.log_change(request, revision.summary, f"rolled back to v{revision.version}")
+            messages.success(
+                request, f"Rolled back to version {revision.version} (recorded as a new revision)."
+            )
+        else:
+            messages.error(request, "The summary changed meanwhile; nothing was rolled back.")
+        return HttpResponseRedirect(
+            reverse("admin:summaries_rollingsummary_change", args=[revision.summary_id])
+        )

@@ -1,0 +1,138 @@
+"""How a fold is made (DESIGN.md §4): propose a state (the provider's structured output,
+retried once with the verifier's findings, else the extractive fold) and commit it with a
+conditional update on (version, watermark), so that running the same fold twice, or two
+at once, gives the result of one. Every summary write goes through `fold_commit`."""
+
+import logging
+
+from django.db import transaction
+
+from llm.base import Provider, ProviderError
+from missions.models import Mission
+from summaries.extractive import extractive_fold
+from summaries.models import RollingSummary, SummaryRevision
+from summaries.prompts import fold_messages
+from summaries.render import Ref, render_summary
+from summaries.schemas import FoldMission, SummaryItem, SummaryState
+from summaries.verifier import VerifierReport, summary_verify
+
+logger = logging.getLogger(__name__)
+
+# Who produced a state when the deterministic fold did (offline, or as the fallback).
+EXTRACTIVE = "extractive"
+
+
+def fold_inputs(missions: list[Mission]) -> list[FoldMission]:
+    return [
+        FoldMission(id=m.pk, seq=m.seq, at=m.created_at, instruction=m.instruction, reply=m.reply)
+        for m in missions
+    ]
+
+
+def _relabel(state: SummaryState, *, folded: set[int], session: int | None) -> None:
+    """Items and drops about missions of an earlier session (a carry-over) name it."""
+    if session is None:
+        return
+    items: list[SummaryItem] = [i for _, i in state.items()]
+    for item in items:
+        if item.session is None and set(item.missions) <= folded:
+            item.session = session
+    for dropped in state.dropped:
+        if dropped.session is None and dropped.mission in folded:
+            dropped.session = session
+
+
+def fold_propose(
+    *,
+    provider: Provider,
+    previous: SummaryState,
+    missions: list[FoldMission],
+    budget: int,
+    session_number: int | None,
+) -> tuple[SummaryState, VerifierReport, str, list[dict[str, object]]]:
+    """A verified state, who produced it, and the attempts made.
+
+    `session_number` names the earlier session the missions belong to (carry-over); None
+    for the summary's own session."""
+    folded: list[Ref] = [(session_number, m.seq) for m in missions]
+    attempts: list[dict[str, object]] = []
+    findings: list[str] = []
+    if provider.structured_output:
+        for _ in range(2):
+            try:
+                state, _usage = provider.structured(
+                    messages=fold_messages(
+                        previous=previous, missions=missions, budget_chars=budget, findings=findings
+                    ),
+                    schema=SummaryState,
+                )
+            except ProviderError as exc:
+                attempts.append({"provider": provider.name, "error": exc.code})
+                break
+            _relabel(state, folded={m.seq for m in missions}, session=session_number)
+            report = summary_verify(
+                state=state, previous=previous, folded=folded, budget_chars=budget
+            )
+            attempts.append(
+                {"provider": provider.name, "ok": report.ok, "findings": report.findings}
+            )
+            if report.ok:
+                return state, report, provider.name, attempts
+            findings = report.findings
+    state = extractive_fold(
+        previous=previous, missions=missions, budget_chars=budget, session=session_number
+    )
+    report = summary_verify(state=state, previous=previous, folded=folded, budget_chars=budget)
+    attempts.append({"provider": EXTRACTIVE, "ok": report.ok, "findings": report.findings})
+    if not report.ok:
+        # The extractive fold is built to pass; if it ever does not, say so loudly and
+        # refuse to commit rather than store a summary that loses missions.
+        raise RuntimeError(f"extractive fold failed verification: {report.findings}")
+    return state, report, EXTRACTIVE, attempts
+
+
+def fold_commit(
+    *,
+    summary: RollingSummary,
+    state: SummaryState,
+    through: int,
+    kind: str,
+    folded_ids: list[int],
+    report: VerifierReport,
+    producer: str,
+    attempts: list[dict[str, object]],
+    end_carry_over: bool = False,
+) -> bool:
+    """Store the state and its revision if nobody changed the summary since it was read."""
+    text = render_summary(state)
+    updates: dict[str, object] = {
+        "state": state.model_dump(mode="json"),
+        "text": text,
+        "folded_through_seq": through,
+        "version": summary.version + 1,
+    }
+    if end_carry_over:
+        updates["carry_over_pending"] = False
+    with transaction.atomic():
+        won = RollingSummary.objects.filter(
+            pk=summary.pk,
+            version=summary.version,
+            folded_through_seq=summary.folded_through_seq,
+        ).update(**updates)
+        if not won:
+            logger.info("fold of session %s lost a race; the other fold stands", summary.session_id)
+            return False
+        SummaryRevision.objects.create(
+            summary=summary,
+            version=summary.version + 1,
+            kind=kind,
+            before_state=summary.state,
+            after_state=updates["state"],
+            before_text=summary.text,
+            after_text=text,
+            folded_mission_ids=folded_ids,
+            folded_through_seq=through,
+            verifier_report={**report.as_json(), "attempts": attempts},
+            provider=producer,
+        )
+    return True

@@ -1,0 +1,82 @@
+"""The rolling summary's structure (DESIGN.md §4): what a model returns as structured
+output, what the extractive fold builds, and what RollingSummary.state stores."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+@dataclass(frozen=True)
+class FoldMission:
+    """A mission as a fold sees it."""
+
+    id: int
+    seq: int
+    at: datetime
+    instruction: str
+    reply: str
+
+
+class SummaryItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(
+        description="One self-contained statement, with its numbers, names and dates."
+    )
+    missions: list[int] = Field(
+        description="The seq numbers of the missions this item comes from (evidence)."
+    )
+    session: int | None = Field(
+        default=None,
+        description="Number of the earlier session the missions belong to; null for this one.",
+    )
+
+
+class Decision(SummaryItem):
+    superseded: bool = Field(
+        default=False, description="True when a later mission reversed or replaced it."
+    )
+    superseded_by: list[int] = Field(
+        default_factory=list, description="The seq numbers of the missions that reversed it."
+    )
+
+
+class DroppedMission(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mission: int = Field(description="Seq of a folded mission that left nothing worth keeping.")
+    session: int | None = Field(
+        default=None, description="Number of the earlier session it belongs to; null for this one."
+    )
+    reason: str
+
+
+class SummaryState(BaseModel):
+    """What a session has established so far, each item pointing back to its missions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str = Field(default="", description="What the person is trying to achieve overall.")
+    goal_missions: list[int] = Field(default_factory=list)
+    decisions: list[Decision] = Field(default_factory=list)
+    constraints: list[SummaryItem] = Field(
+        default_factory=list, description="Constraints and preferences the work must respect."
+    )
+    facts: list[SummaryItem] = Field(default_factory=list)
+    open_questions: list[SummaryItem] = Field(default_factory=list)
+    next_actions: list[SummaryItem] = Field(default_factory=list)
+    dropped: list[DroppedMission] = Field(
+        default_factory=list, description="Folded missions deliberately left out, with why."
+    )
+
+    def items(self) -> list[tuple[str, SummaryItem]]:
+        """Every item with its section name, in rendering order."""
+        sections: list[tuple[str, list[SummaryItem]]] = [
+            ("decisions", list(self.decisions)),
+            ("constraints", self.constraints),
+            ("facts", self.facts),
+            ("open_questions", self.open_questions),
+            ("next_actions", self.next_actions),
+        ]
+        return [(name, item) for name, items in sections for item in items]
