@@ -143,7 +143,7 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
         session.mission_count = count
         session.save(update_fields=["mission_count"])
         started = time.perf_counter()
-        summary_fold(session_id=session.pk)
+        summary_fold(session_id=session.pk, force=True)
         fold_seconds = time.perf_counter() - started
         return session, rows, fold_seconds
 

@@ -1,18 +1,20 @@
 """The Celery app, and how a task runs in each runtime mode (settings.TASK_RUNNER).
 
 - celery: sent to the broker, run by a worker process.
-- thread: run by one background thread of this process (the embedded default), so a
+- thread: run on this process's thread pools, one per lane (the embedded default), so a
   reply never runs inside the request or the WebSocket consumer that queued it.
 - inline: run in the caller (tests only).
 
-Code queues work the Celery way (`task.delay_on_commit(...)`); only this module knows
-the difference.
+Services queue work by task name (`queue_task`, `queue_task_on_commit`); only this
+module knows the difference between the modes.
 """
 
+import fnmatch
 import logging
 import os
 import threading
 import time
+from concurrent import futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, cast
 
@@ -24,16 +26,71 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 logger = logging.getLogger(__name__)
 
-_executor: ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
+# The two lanes (DESIGN.md §8): replies are latency-critical; folds, memory extraction,
+# carry-over, re-folds and the sweepers are background work. Each lane has its own pool
+# in the embedded runner and its own queue (and workers) with Celery, so a backlog of
+# background work never delays a reply.
+REPLIES = "replies"
+BACKGROUND = "background"
 
 
-def _background_executor() -> ThreadPoolExecutor:
-    global _executor
-    with _executor_lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="office-tasks")
-        return _executor
+def lane_of(task_name: str) -> str:
+    """The lane (queue) a task runs in, from CELERY_TASK_ROUTES (names or globs)."""
+    from django.conf import settings
+
+    routes = cast(dict[str, dict[str, str]], settings.CELERY_TASK_ROUTES)
+    for pattern, route in routes.items():
+        if fnmatch.fnmatchcase(task_name, pattern):
+            return route["queue"]
+    return str(settings.CELERY_TASK_DEFAULT_QUEUE)
+
+
+class _Lanes:
+    """The embedded runner's pools: model calls are network waits, so each lane runs many
+    tasks at once on threads (every thread has its own database connection)."""
+
+    def __init__(self) -> None:
+        self._pools: dict[str, ThreadPoolExecutor] = {}
+        self._pending: set[Future[Any]] = set()
+        self._lock = threading.Lock()
+
+    def submit(self, lane: str, fn: Any, *args: Any) -> Future[Any]:
+        from django.conf import settings
+
+        with self._lock:
+            pool = self._pools.get(lane)
+            if pool is None:
+                size = (
+                    settings.REPLY_CONCURRENCY
+                    if lane == REPLIES
+                    else settings.BACKGROUND_CONCURRENCY
+                )
+                pool = ThreadPoolExecutor(max_workers=size, thread_name_prefix=f"office-{lane}")
+                self._pools[lane] = pool
+            future = pool.submit(fn, *args)
+            self._pending.add(future)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, future: Future[Any]) -> None:
+        with self._lock:
+            self._pending.discard(future)
+
+    def wait(self, timeout: float) -> None:
+        """Until every task queued so far, and every task those queued, has run."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                pending = list(self._pending)
+            if not pending:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{len(pending)} background task(s) still running")
+            futures.wait(pending, timeout=left)
+
+
+_lanes = _Lanes()
 
 
 def _run_in_thread(task: "OfficeTask", args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -54,11 +111,8 @@ def _run_in_thread(task: "OfficeTask", args: tuple[Any, ...], kwargs: dict[str, 
 
 
 def wait_for_background_tasks(timeout: float = 120.0) -> None:
-    """Block until every task queued on the background thread so far has run."""
-    if _executor is None:
-        return
-    marker: Future[None] = _executor.submit(lambda: None)
-    marker.result(timeout=timeout)
+    """Block until every task the embedded runner was given so far has run."""
+    _lanes.wait(timeout)
 
 
 _broker_state: dict[str, float | bool] = {"checked": 0.0, "up": True}
@@ -122,8 +176,8 @@ class OfficeTask(DjangoTask):
             )
         if runner == "inline":
             return self.apply(args=args, kwargs=kwargs, task_id=task_id)
-        return _background_executor().submit(
-            _run_in_thread, self, tuple(args or ()), dict(kwargs or {})
+        return _lanes.submit(
+            lane_of(self.name), _run_in_thread, self, tuple(args or ()), dict(kwargs or {})
         )
 
 
@@ -219,4 +273,4 @@ def run_canvas(canvas: Any) -> None:
             finally:
                 connections.close_all()
 
-        _background_executor().submit(run)
+        _lanes.submit(BACKGROUND, run)

@@ -7,6 +7,7 @@ layer, tasks on a background thread in the web process and the offline model pro
 from pathlib import Path
 
 import dj_database_url
+from kombu import Queue
 
 from config.env import (
     EnvError,
@@ -172,6 +173,20 @@ TASK_RUNNER = env_choice(
 if TASK_RUNNER == "celery" and not REDIS_URL:
     raise EnvError("TASK_RUNNER=celery needs REDIS_URL for the broker")
 
+# Two lanes, two queues: a worker for each (see README "Running in production").
+CELERY_TASK_QUEUES = (Queue("replies"), Queue("background"))
+CELERY_TASK_DEFAULT_QUEUE = "background"
+CELERY_TASK_ROUTES = {
+    "missions.tasks.mission_run": {"queue": "replies"},
+    # The notice lands under the instruction, before the reply: same lane.
+    "sessions.tasks.*": {"queue": "replies"},
+    "summaries.tasks.*": {"queue": "background"},
+    "memory.tasks.*": {"queue": "background"},
+    "missions.tasks.mission_sweep_stuck": {"queue": "background"},
+}
+# Threads of the embedded runner's lanes (the web process runs the tasks itself).
+REPLY_CONCURRENCY = env_int("REPLY_CONCURRENCY", 64, minimum=1)
+BACKGROUND_CONCURRENCY = env_int("BACKGROUND_CONCURRENCY", 2, minimum=1)
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ACKS_LATE = True
@@ -224,6 +239,8 @@ DETAIL_BUDGET_CHARS = {
     "master": env_int("DETAIL_BUDGET_CHARS_MASTER", 16_000, minimum=500),
     "all": env_int("DETAIL_BUDGET_CHARS_ALL", 16_000, minimum=500),
 }
+# Missions that have left the detail window before a fold runs (DESIGN.md §4).
+FOLD_BATCH = env_int("FOLD_BATCH", 8, minimum=1)
 SUMMARY_BUDGET_CHARS = env_int("SUMMARY_BUDGET_CHARS", 4_000, minimum=500)
 MEMORY_BUDGET_CHARS = env_int("MEMORY_BUDGET_CHARS", 3_000, minimum=200)
 RECALL_BUDGET_CHARS = env_int("RECALL_BUDGET_CHARS", 3_000, minimum=200)

@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import Count, Min, QuerySet
 
 from context.search import rank_memory_items, rank_missions
-from context.window import window_missions
+from context.window import PENDING_MAX_LISTED, window_missions
 from language.terms import search_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
@@ -16,7 +16,6 @@ from office.models import Channel, Employee, Office
 from sessions.models import ChatSession
 from summaries.selectors import summary_shown
 
-PENDING_MAX_LISTED = 12
 RECALL_CANDIDATES = 8
 MEMORY_CANDIDATES = 40
 

@@ -6,6 +6,10 @@ from django.conf import settings
 
 from missions.models import Mission, MissionStatus
 
+# Missions that left the window but are not folded yet are shown as excerpts, at most
+# this many (a fold is due before more would wait).
+PENDING_MAX_LISTED = 12
+
 
 def window_missions(*, session_id: int, before_seq: int) -> list[Mission]:
     """The finished missions in the detail window of mission `before_seq`, newest first."""
@@ -41,3 +45,10 @@ def window_left_through(*, session_id: int) -> int:
     if unfinished is not None:
         return min(beyond[0], unfinished - 1)
     return beyond[0]
+
+
+def fold_due(*, waiting: int) -> bool:
+    """Whether enough missions wait to be folded: FOLD_BATCH of them, or as many as the
+    pending section can list. Folding in batches keeps the summary message byte-identical
+    between folds, so provider prompt caches keep hitting."""
+    return waiting >= min(settings.FOLD_BATCH, PENDING_MAX_LISTED)

@@ -3,6 +3,7 @@
 import logging
 import time
 
+from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -19,6 +20,13 @@ logger = logging.getLogger(__name__)
 
 # Seconds between reply.delta frames of one reply.
 DELTA_INTERVAL = 0.05
+
+
+def _release_connection() -> None:
+    """Give the database connection back (to the pool) while the model thinks: a reply
+    takes seconds, and many run at once. Saving the reply takes one again."""
+    if not connection.in_atomic_block:
+        connection.close()
 
 
 def mission_run(*, mission_id: int, run_token: str = "") -> None:
@@ -42,6 +50,7 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
     )
     context = context_for_mission(mission=mission)
     memory_mark_used(item_ids=[i for s in context.sections for i in s.memory_ids])
+    _release_connection()
     provider = get_provider()
     pieces: list[str] = []
     try:

@@ -11,7 +11,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
-from context.window import window_left_through
+from context.window import fold_due, window_left_through
 from llm.base import Provider
 from llm.gateway import get_provider
 from missions.models import Mission, MissionStatus
@@ -26,7 +26,7 @@ from summaries.verifier import summary_verify
 logger = logging.getLogger(__name__)
 
 # Missions per provider call: bounds the fold prompt however large a backlog grows.
-FOLD_BATCH = 40
+FOLD_MAX_PER_CALL = 40
 # Past this many blocks of waiting missions, a fold becomes a parallel block compaction.
 BACKLOG_BLOCKS = 2
 
@@ -51,19 +51,21 @@ def summary_begin_carry_over(*, session: ChatSession) -> RollingSummary:
     return summary
 
 
-def _backlog(session: ChatSession, summary: RollingSummary, cutoff: int) -> int:
-    """How many blocks of missions wait to be folded."""
-    waiting = Mission.objects.filter(
+def _waiting(session: ChatSession, summary: RollingSummary, cutoff: int) -> int:
+    """How many finished missions have left the window and wait to be folded."""
+    return Mission.objects.filter(
         session=session,
         status=MissionStatus.DONE,
         seq__gt=summary.folded_through_seq,
         seq__lte=cutoff,
     ).count()
-    return waiting // BLOCK_SIZE
 
 
-def summary_fold(*, session_id: int, provider: Provider | None = None) -> FoldOutcome:
-    """Fold every mission of the session that has left the detail window."""
+def summary_fold(
+    *, session_id: int, provider: Provider | None = None, force: bool = False
+) -> FoldOutcome:
+    """Fold the missions of the session that have left the detail window, once a batch of
+    them waits (`force`: whatever waits, e.g. at the end of an import)."""
     provider = provider or get_provider()
     outcome = FoldOutcome()
     session = ChatSession.objects.get(pk=session_id)
@@ -73,7 +75,10 @@ def summary_fold(*, session_id: int, provider: Provider | None = None) -> FoldOu
         cutoff = window_left_through(session_id=session.pk)
         if cutoff <= summary.folded_through_seq:
             return outcome
-        if outcome.revisions == 0 and _backlog(session, summary, cutoff) > BACKLOG_BLOCKS:
+        waiting = _waiting(session, summary, cutoff)
+        if outcome.revisions == 0 and not force and waiting and not fold_due(waiting=waiting):
+            return outcome
+        if outcome.revisions == 0 and waiting // BLOCK_SIZE > BACKLOG_BLOCKS:
             # A backlog (an import, a queue that was down) folds in parallel blocks.
             compaction_queue(session_id=session.pk, from_scratch=False)
             return outcome
@@ -83,9 +88,9 @@ def summary_fold(*, session_id: int, provider: Provider | None = None) -> FoldOu
                 status=MissionStatus.DONE,
                 seq__gt=summary.folded_through_seq,
                 seq__lte=cutoff,
-            ).order_by("seq")[:FOLD_BATCH]
+            ).order_by("seq")[:FOLD_MAX_PER_CALL]
         )
-        through = cutoff if len(batch) < FOLD_BATCH else batch[-1].seq
+        through = cutoff if len(batch) < FOLD_MAX_PER_CALL else batch[-1].seq
         previous = SummaryState.model_validate(summary.state or {})
         if batch:
             state, report, producer, attempts = fold_propose(
@@ -149,8 +154,8 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
     reports: list[dict[str, object]] = []
     report = summary_verify(state=state, previous=state, folded=[], budget_chars=budget)
     producer = provider.name
-    for start in range(0, len(remaining), FOLD_BATCH):
-        batch = remaining[start : start + FOLD_BATCH]
+    for start in range(0, len(remaining), FOLD_MAX_PER_CALL):
+        batch = remaining[start : start + FOLD_MAX_PER_CALL]
         previous = state
         state, report, producer, attempts = fold_propose(
             provider=provider,
@@ -261,7 +266,13 @@ def summary_sweep_lagging(*, since: timedelta = timedelta(days=1)) -> int:
     )
     queued = 0
     for session_id, watermark in recent:
-        if window_left_through(session_id=session_id) > (watermark or 0):
+        behind = Mission.objects.filter(
+            session_id=session_id,
+            status=MissionStatus.DONE,
+            seq__gt=watermark or 0,
+            seq__lte=window_left_through(session_id=session_id),
+        ).count()
+        if fold_due(waiting=behind):
             queue_task_on_commit("summaries.tasks.summary_fold", session_id)
             queued += 1
     return queued

@@ -29,6 +29,13 @@ def _tasks_run_inline(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _fold_each_mission(settings: Any) -> None:
+    """Unit tests of folding see a fold as soon as a mission leaves the detail window;
+    the tests of batched folds (tests/summaries/test_batches.py) set FOLD_BATCH back."""
+    settings.FOLD_BATCH = 1
+
+
+@pytest.fixture(autouse=True)
 def _fresh_channel_layer() -> Iterator[None]:
     """Each test runs on its own event loop; the Redis channel layer binds its locks to the
     first loop that uses it, so every test gets a new layer (Daphne has one loop)."""

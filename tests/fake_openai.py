@@ -90,6 +90,10 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
+    # time.monotonic() when the request arrived and when its answer was sent: which
+    # requests the server was serving at the same time.
+    received_at: float = 0.0
+    answered_at: float | None = None
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -154,10 +158,15 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw.decode("utf-8", "replace")
         path = self.path.split("?", 1)[0]
         state = self.server.state
+        recorded = RecordedRequest(
+            path,
+            {name.lower(): value for name, value in self.headers.items()},
+            body,
+            received_at=time.monotonic(),
+        )
         with state.lock:
-            headers = {name.lower(): value for name, value in self.headers.items()}
             if state.record:
-                state.requests.append(RecordedRequest(path, headers, body))
+                state.requests.append(recorded)
             scripted = state.steps.popleft() if state.steps else None
         if path not in CHAT_PATHS:
             self._send_json(404, {"error": {"message": "Not found.", "type": "invalid_request"}})
@@ -172,6 +181,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             step = scripted
         self._perform(step, body)
+        recorded.answered_at = time.monotonic()
 
     def _default_reply(self, body: dict[str, Any]) -> Reply:
         if _wants_json(body):

@@ -108,6 +108,8 @@ def _env(model: FakeOpenAI, redis_url: str, **extra: str) -> dict[str, str]:
         OPENAI_TIMEOUT="10",
         OPENAI_MAX_ATTEMPTS="1",
         CELERY_VISIBILITY_TIMEOUT="5",
+        # As in the test process (tests/conftest.py): a fold as soon as a mission leaves.
+        FOLD_BATCH="1",
         PYTHONUNBUFFERED="1",
     )
     env.update(extra)

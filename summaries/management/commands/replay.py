@@ -21,6 +21,7 @@ from office.services import office_create_with_team
 from sessions.models import ChatSession
 from sessions.services import session_get_or_open_current, session_start_new
 from summaries.models import RollingSummary
+from summaries.services import summary_fold
 
 
 class ReplayLine(BaseModel):
@@ -160,15 +161,19 @@ class Command(BaseCommand):
         self.stderr.flush()
 
     def _wait_for_folds(self, session: ChatSession, timeout: float) -> None:
-        if settings.TASK_RUNNER == "thread":
-            wait_for_background_tasks(timeout=timeout)
+        """Until every replayed mission out of the detail window is folded. Folds run in
+        batches; the last, smaller batch is folded here, whatever the batch size."""
         deadline = time.monotonic() + timeout
         while True:
+            if settings.TASK_RUNNER == "thread":
+                wait_for_background_tasks(timeout=max(deadline - time.monotonic(), 1))
             summary = RollingSummary.objects.filter(session=session).first()
             landed = summary.folded_through_seq if summary else 0
             carrying = bool(summary and summary.carry_over_pending)
             if landed >= window_left_through(session_id=session.pk) and not carrying:
                 return
+            if not carrying:
+                summary_fold(session_id=session.pk, force=True)
             if time.monotonic() > deadline:
                 raise CommandError("timed out waiting for the folds; are the workers running?")
             time.sleep(0.2)

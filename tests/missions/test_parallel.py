@@ -1,0 +1,89 @@
+"""The office works in parallel (DESIGN.md §8): replies stream at once, delegated
+missions run side by side, and no reply holds a database connection while the model
+thinks. Real threads and transactions, on PostgreSQL."""
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from config.celery import wait_for_background_tasks
+from llm.base import ChatMessages, ChatStream, Usage
+from llm.gateway import set_provider_override
+from missions.intake import instruction_accept
+from missions.models import Mission, MissionStatus
+from office.models import ChannelKind
+from tests.factories import channel_of, dm_channel, make_office
+from tests.fake_openai import FakeOpenAI
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+
+
+@pytest.fixture
+def embedded(settings: Any) -> None:
+    settings.TASK_RUNNER = "thread"
+
+
+def test_delegated_missions_run_at_the_same_time(
+    fake_openai: FakeOpenAI, embedded: None, settings: Any
+) -> None:
+    model = fake_openai
+    model.default_delay = 1.0  # every answer takes a second
+    set_provider_override(model.provider(timeout=10.0))
+    try:
+        master = channel_of(make_office(), ChannelKind.MASTER)
+        accepted = instruction_accept(
+            channel=master, text="@Mara @Theo @Iris each draft your part of the spring launch."
+        )
+        wait_for_background_tasks(timeout=60)
+    finally:
+        set_provider_override(None)
+    children = Mission.objects.filter(parent=accepted.mission)
+    assert sorted(c.assignee.name for c in children) == ["Iris", "Mara", "Theo"]
+    assert all(c.status == MissionStatus.DONE for c in children)
+    replies = [r for r in model.requests if r.body.get("stream")]
+    assert len(replies) == 4  # the chief of staff and three delegates
+    # All four were being answered at one moment: each arrived before any was answered.
+    assert max(r.received_at for r in replies) < min(r.answered_at or 0 for r in replies)
+
+
+class _Gate:
+    """A model whose streams all wait until `parties` of them are in flight."""
+
+    name = "gate"
+    structured_output = False
+
+    def __init__(self, parties: int) -> None:
+        self.barrier = threading.Barrier(parties, timeout=30)
+
+    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
+        def pieces() -> Iterator[str]:
+            self.barrier.wait()
+            yield "Done."
+
+        return ChatStream(pieces=pieces(), usage=Usage())
+
+    def structured(self, *, messages: ChatMessages, schema: Any, model: str | None = None) -> Any:
+        raise NotImplementedError
+
+
+def test_more_replies_stream_at_once_than_the_pool_has_connections(
+    embedded: None, settings: Any
+) -> None:
+    streams = settings.DATABASE_POOL_MAX * 2
+    gate = _Gate(streams + 1)
+    set_provider_override(gate)  # type: ignore[arg-type]
+    try:
+        channel = dm_channel(make_office())
+        missions = [
+            instruction_accept(channel=channel, text=f"Task {n}").mission for n in range(streams)
+        ]
+        # Every stream reaches the model; a reply that kept its connection while waiting
+        # would have left the others waiting for the pool.
+        gate.barrier.wait()
+        wait_for_background_tasks(timeout=60)
+    finally:
+        set_provider_override(None)
+    done = Mission.objects.filter(pk__in=[m.pk for m in missions], status=MissionStatus.DONE)
+    assert done.count() == streams

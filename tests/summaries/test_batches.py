@@ -1,0 +1,108 @@
+"""Folds run in batches (DESIGN.md §4): once FOLD_BATCH missions have left the detail
+window, not once per mission. Between folds the summary message does not change, so a
+provider's prompt cache keeps hitting; no mission is ever invisible meanwhile."""
+
+from typing import Any
+
+import pytest
+
+from missions.models import MissionStatus
+from summaries import services
+from summaries.models import RollingSummary
+from summaries.services import summary_sweep_lagging
+from tests.factories import add_finished_missions, dm_channel, make_office, next_context
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _batches_of_eight(settings: Any) -> None:
+    settings.FOLD_BATCH = 8
+    settings.DETAIL_MISSIONS = 8
+
+
+def _watermark(session: Any) -> int:
+    summary = RollingSummary.objects.filter(session=session).first()
+    return summary.folded_through_seq if summary else 0
+
+
+def test_a_fold_waits_for_a_batch_of_missions_to_leave_the_window() -> None:
+    session = dm_channel(make_office()).sessions.get()
+    marks = []
+    for _ in range(33):
+        add_finished_missions(session, 1)
+        marks.append(_watermark(session))
+    # Mission n leaves the window when n + 8 is done; eight of them make a batch.
+    assert marks[14] == 0  # 15 done: 7 have left the window
+    assert marks[15] == 8  # 16 done: 8 have left, folded at once
+    assert marks[22] == 8
+    assert marks[23] == 16
+    assert marks[32] == 24
+
+
+def test_the_summary_message_is_byte_identical_between_folds() -> None:
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 16)  # the first batch folds here
+    prefixes = []
+    for _ in range(8):
+        messages = next_context(channel=channel, instruction="Next step").messages
+        summary_message = messages[1]["content"]
+        assert summary_message.startswith("## Summary of this conversation so far")
+        prefixes.append(summary_message.split("\n\n## Missions being folded")[0])
+        add_finished_missions(session, 1)
+    assert len(set(prefixes)) == 1
+    after = next_context(channel=channel, instruction="Next step").messages[1]["content"]
+    # The second batch (9..16) landed when 24 were done.
+    assert after.split("\n\n## Missions being folded")[0] != prefixes[0]
+
+
+def test_every_finished_mission_stays_visible_between_folds() -> None:
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    for _ in range(30):
+        add_finished_missions(session, 1)
+        context = next_context(channel=channel, instruction="Next step")
+        watermark = _watermark(session)
+        shown = set(context.section("recent").mission_seqs) | set(
+            context.section("pending").mission_seqs
+        )
+        done = set(session.missions.filter(status=MissionStatus.DONE).values_list("seq", flat=True))
+        assert {s for s in done if s > watermark} <= shown
+
+
+def test_fewer_model_calls_fold_the_same_missions(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    calls: list[int] = []
+    real = services.fold_propose
+
+    def counted(**kwargs: Any) -> Any:
+        calls.append(len(kwargs["missions"]))
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "fold_propose", counted)
+    per_mission = dm_channel(make_office(name="One by one")).sessions.get()
+    settings.FOLD_BATCH = 1
+    add_finished_missions(per_mission, 40)
+    one_by_one = len(calls)
+    calls.clear()
+    batched = dm_channel(make_office(name="Batched")).sessions.get()
+    settings.FOLD_BATCH = 8
+    add_finished_missions(batched, 40)
+    assert (one_by_one, len(calls)) == (32, 4)
+    assert sum(calls) == 32
+    assert _watermark(per_mission) == _watermark(batched) == 32
+
+
+def test_the_sweeper_queues_a_fold_only_for_a_whole_batch(settings: Any) -> None:
+    session = dm_channel(make_office()).sessions.get()
+    settings.FOLD_BATCH = 100  # nothing folds while the missions are added
+    add_finished_missions(session, 12)  # 4 have left the window
+    settings.FOLD_BATCH = 8
+    assert summary_sweep_lagging() == 0
+    settings.FOLD_BATCH = 100
+    add_finished_missions(session, 4)  # 8 have left
+    settings.FOLD_BATCH = 8
+    assert summary_sweep_lagging() == 1
+    assert _watermark(session) == 8  # the queued fold ran (inline in tests)
