@@ -1,4 +1,5 @@
 import threading
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -77,7 +78,8 @@ def test_a_backlog_of_background_work_does_not_delay_a_reply(
     seen.clear()
     reply = reply_like.delay(3)
     try:
-        reply.result(timeout=10)  # the embedded runner hands back a future
+        assert isinstance(reply, Future)  # what the embedded runner hands back
+        reply.result(timeout=10)
         assert len(seen) == 1
     finally:
         _events[2].set()

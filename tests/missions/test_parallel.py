@@ -73,7 +73,7 @@ def test_more_replies_stream_at_once_than_the_pool_has_connections(
 ) -> None:
     streams = settings.DATABASE_POOL_MAX * 2
     gate = _Gate(streams + 1)
-    set_provider_override(gate)  # type: ignore[arg-type]
+    set_provider_override(gate)
     try:
         channel = dm_channel(make_office())
         missions = [
