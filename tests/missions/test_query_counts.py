@@ -1,0 +1,67 @@
+"""The mission path in a fixed number of queries (DESIGN.md §3 "Bounded"): accepting is
+pinned in tests/context/test_guards.py; running a reply and completing it are pinned
+here, at 10 and at 60 missions in the session, on SQLite and PostgreSQL alike."""
+
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from missions import lifecycle
+from missions.intake import mission_create
+from missions.lifecycle import mission_complete
+from missions.models import Mission, MissionSource, MissionStatus
+from missions.run import mission_run
+from sessions.services import session_get_or_open_current
+from tests.factories import add_finished_missions, dm_channel, make_office
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Claim (1), read the mission with its session, channel, office and assignee (1), load its
+# context (9: nothing to recall or rank here), nothing to mark used, then complete (5).
+RUN_QUERIES = 16
+# Begin, save the mission, save the reply message, read its author for the frame, commit.
+COMPLETE_QUERIES = 5
+
+
+def _queued_mission(missions: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Mission, list[Any]]:
+    session = session_get_or_open_current(channel=dm_channel(make_office()))
+    add_finished_missions(session, missions)
+    mission, _ = mission_create(
+        session=session,
+        assignee=session.channel.employee,  # type: ignore[arg-type]
+        source=MissionSource.DM,
+        instruction="Draft the next part of the plan",
+    )
+    queued: list[Any] = []
+    # The follow-up tasks (fold, memory extraction) are queued, not run, so they are not
+    # counted here: they run in the background lane.
+    monkeypatch.setattr(lifecycle, "queue_task_on_commit", lambda *args: queued.append(args))
+    return Mission.objects.get(pk=mission.pk), queued
+
+
+@pytest.mark.parametrize("missions", [10, 60])
+def test_running_a_reply_takes_a_pinned_number_of_queries(
+    missions: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mission, queued = _queued_mission(missions, monkeypatch)
+    with CaptureQueriesContext(connection) as queries:
+        mission_run(mission_id=mission.pk)
+    mission.refresh_from_db()
+    assert mission.status == MissionStatus.DONE
+    assert [task for task, *_ in queued] == [
+        "summaries.tasks.summary_fold",
+        "memory.tasks.memory_extract_from_mission",
+    ]
+    assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
+
+
+@pytest.mark.parametrize("missions", [10, 60])
+def test_completing_a_mission_takes_a_pinned_number_of_queries(
+    missions: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mission, _ = _queued_mission(missions, monkeypatch)
+    with CaptureQueriesContext(connection) as queries:
+        mission_complete(mission=mission, reply="Here it is.")
+    assert len(queries) == COMPLETE_QUERIES, [q["sql"] for q in queries]
