@@ -182,6 +182,7 @@ CELERY_TASK_ROUTES = {
     "sessions.tasks.*": {"queue": "replies"},
     "summaries.tasks.*": {"queue": "background"},
     "memory.tasks.*": {"queue": "background"},
+    "context.tasks.*": {"queue": "background"},
     "missions.tasks.mission_sweep_stuck": {"queue": "background"},
 }
 # Threads of the embedded runner's lanes (the web process runs the tasks itself).
@@ -239,6 +240,19 @@ DETAIL_BUDGET_CHARS = {
     "master": env_int("DETAIL_BUDGET_CHARS_MASTER", 16_000, minimum=500),
     "all": env_int("DETAIL_BUDGET_CHARS_ALL", 16_000, minimum=500),
 }
+# The whole prompt of a mission, per channel kind: what the sections before recall leave
+# unused goes to recall.
+CONTEXT_BUDGET_CHARS = {
+    "dm": env_int("CONTEXT_BUDGET_CHARS_DM", 32_000, minimum=4_000),
+    "project": env_int("CONTEXT_BUDGET_CHARS_PROJECT", 32_000, minimum=4_000),
+    "master": env_int("CONTEXT_BUDGET_CHARS_MASTER", 28_000, minimum=4_000),
+    "all": env_int("CONTEXT_BUDGET_CHARS_ALL", 28_000, minimum=4_000),
+}
+# Caps of the sections that had none: the system message (persona, colleagues, standing
+# rules), the pending digests and the current instruction (each trimmed with a marker).
+SYSTEM_BUDGET_CHARS = env_int("SYSTEM_BUDGET_CHARS", 4_000, minimum=500)
+PENDING_BUDGET_CHARS = env_int("PENDING_BUDGET_CHARS", 2_400, minimum=300)
+CURRENT_BUDGET_CHARS = env_int("CURRENT_BUDGET_CHARS", 8_000, minimum=500)
 # Missions that have left the detail window before a fold runs (DESIGN.md §4).
 FOLD_BATCH = env_int("FOLD_BATCH", 8, minimum=1)
 SUMMARY_BUDGET_CHARS = env_int("SUMMARY_BUDGET_CHARS", 4_000, minimum=500)
@@ -266,6 +280,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "sweep-lagging-folds": {
         "task": "summaries.tasks.summary_sweep_lagging",
+        "schedule": float(SWEEP_INTERVAL),
+    },
+    "index-missing-passages": {
+        "task": "context.tasks.passages_sweep",
         "schedule": float(SWEEP_INTERVAL),
     },
 }

@@ -1,23 +1,56 @@
 """Loading what a prompt needs (DESIGN.md §3), in a constant number of queries whatever
 the session's length. Rendering it is context.rendering's job."""
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, Min, QuerySet
+from django.conf import settings
+from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models.functions import Length, Substr
 
-from context.search import rank_memory_items, rank_missions
-from context.window import PENDING_MAX_LISTED, window_missions
+from context.models import Passage
+from context.search import rank_memory_items, rank_passages
+from context.window import window_missions
+from language.analysis import query_terms
 from language.terms import search_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
 from missions.models import Mission, MissionStatus
 from office.models import Channel, Employee, Office
 from sessions.models import ChatSession
+from summaries.render import Ref, render_summary, state_refs
+from summaries.schemas import SummaryState
 from summaries.selectors import summary_shown
 
-RECALL_CANDIDATES = 8
+RECALL_PASSAGES = 24
+EVIDENCE_PASSAGES = 6
 MEMORY_CANDIDATES = 40
+# How much of a pending mission is loaded for its digest line (the newest gets more).
+PENDING_HEAD_CHARS = 400
+_MISSION_REF = re.compile(r"(?<![\w#])#(\d{1,6})\b")
+
+
+@dataclass
+class PendingMission:
+    """A finished mission out of the detail window whose fold has not landed."""
+
+    id: int
+    seq: int
+    at: datetime
+    instruction: str  # the first PENDING_HEAD_CHARS
+    reply: str
+
+
+@dataclass
+class RecalledPassage:
+    id: int
+    mission_id: int
+    seq: int
+    session_number: int
+    at: datetime
+    position: int
+    text: str
 
 
 @dataclass
@@ -26,30 +59,105 @@ class ContextInputs:
     employee: Employee
     colleagues: list[Employee]
     pinned: list[MemoryItem]
+    session_number: int
     summary_text: str
+    # Every (session number or None for this one, seq) the shown summary cites or drops.
+    summary_refs: list[Ref]
     # The earlier session whose summary is shown while a carry-over is being folded.
     carried_from: int | None
-    pending: list[Mission]
-    pending_total: int
-    pending_first_seq: int | None
+    pending: list[PendingMission]
     recent: list[Mission]
+    # Older missions of this session in full, when the whole history fits the envelope
+    # (then they stand in for the summary and the pending digests).
+    history: list[Mission]
     detail_budget: int
+    envelope: int
     ranked_memory: list[MemoryItem]
-    recalled: list[Mission]
-    terms: list[str]
+    # Passages named by the instruction (#seq) or by summary items that match it, first;
+    # then the best-ranked ones.
+    pinned_passages: list[RecalledPassage]
+    recalled: list[RecalledPassage]
     instruction: str
     seq: int
     at: datetime
+    terms: list[str] = field(default_factory=list)
 
 
-def recall_candidates(
-    *, channel_id: int, session_id: int, folded_through_seq: int
-) -> QuerySet[Mission]:
-    """The channel's missions recall may bring back: finished, and folded (earlier
-    sessions, and this session's up to the fold watermark), so never one that is still
-    in the detail window."""
-    return Mission.objects.filter(channel_id=channel_id, status=MissionStatus.DONE).exclude(
-        session_id=session_id, seq__gt=folded_through_seq
+def recall_candidates(*, channel_id: int, session_id: int, window_start: int) -> QuerySet[Passage]:
+    """The passages recall may bring back: every finished mission of the channel that is
+    not in the detail window (missions of this session from `window_start` on) — folded,
+    pending, and earlier sessions alike."""
+    return Passage.objects.filter(channel_id=channel_id).exclude(
+        session_id=session_id, seq__gte=window_start
+    )
+
+
+def _passages(ids: list[int]) -> list[RecalledPassage]:
+    if not ids:
+        return []
+    rows = Passage.objects.filter(pk__in=ids).values(
+        "id",
+        "mission_id",
+        "seq",
+        "position",
+        "text",
+        at=F("mission__created_at"),
+        session_number=F("session__number"),
+    )
+    by_id = {r["id"]: RecalledPassage(**r) for r in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def _neighbours(
+    hits: list[RecalledPassage], candidates: QuerySet[Passage]
+) -> list[RecalledPassage]:
+    """The passage after each hit (a hit is often a short turn, its answer follows), in
+    one query; rendering merges neighbours into one excerpt."""
+    if not hits:
+        return []
+    have = {(p.mission_id, p.position) for p in hits}
+    wanted = {(p.mission_id, p.position + 1) for p in hits} - have
+    if not wanted:
+        return []
+    condition = Q()
+    for mission_id, position in wanted:
+        condition |= Q(mission_id=mission_id, position=position)
+    ids = list(candidates.filter(condition).values_list("id", flat=True))
+    return _passages(ids)
+
+
+def _evidence_filter(refs: set[Ref], session: ChatSession) -> Q | None:
+    """The missions summary items cite, as a filter on passages of this channel."""
+    condition: Q | None = None
+    for number, seq in refs:
+        one = (
+            Q(session_id=session.pk, seq=seq)
+            if number is None
+            else Q(session__number=number, seq=seq)
+        )
+        condition = one if condition is None else condition | one
+    return condition
+
+
+def _matching_item_refs(state: SummaryState, terms: set[str]) -> set[Ref]:
+    """Evidence of the summary items that share at least two terms with the instruction
+    (or one, when the instruction has only one)."""
+    needed = 1 if len(terms) < 2 else 2
+    refs: set[Ref] = set()
+    for _, item in state.items():
+        if len(terms & set(query_terms(item.text))) >= needed:
+            refs |= {(item.session, seq) for seq in item.missions}
+    return refs
+
+
+def _carried_only(state: SummaryState) -> SummaryState:
+    return SummaryState(
+        decisions=[d for d in state.decisions if d.session is not None],
+        constraints=[i for i in state.constraints if i.session is not None],
+        facts=[i for i in state.facts if i.session is not None],
+        open_questions=[i for i in state.open_questions if i.session is not None],
+        next_actions=[i for i in state.next_actions if i.session is not None],
+        dropped=[d for d in state.dropped if d.session is not None],
     )
 
 
@@ -64,66 +172,118 @@ def context_load(
 ) -> ContextInputs:
     office = channel.office
     shown = summary_shown(session=session)
+    state = SummaryState.model_validate(shown.shown.state if shown.shown else {})
     recent = window_missions(session_id=session.pk, before_seq=seq)
-    oldest_recent = min((m.seq for m in recent), default=seq)
+    window_start = min((m.seq for m in recent), default=seq)
+    envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
 
-    # Missions out of the window whose fold has not landed: shown as excerpts.
-    pending_qs = Mission.objects.filter(
+    # This session's missions before the window: all of them, if they fit the envelope
+    # beside the window (then no summary needs to repeat them), else the pending ones.
+    older = Mission.objects.filter(
+        session_id=session.pk, status=MissionStatus.DONE, seq__lt=window_start
+    )
+    size = older.aggregate(count=Count("id"), chars=Sum(Length("instruction") + Length("reply")))
+    recent_chars = min(
+        sum(len(m.instruction) + len(m.reply) for m in recent), channel.detail_budget
+    )
+    room = envelope - recent_chars - len(instruction) - settings.MEMORY_BUDGET_CHARS - 4_000
+    history: list[Mission] = []
+    pending_source = Mission.objects.filter(
         session_id=shown.pending_session_id,
         status=MissionStatus.DONE,
         seq__gt=shown.pending_after_seq,
     )
     if shown.carried_from_number is None:
-        pending_qs = pending_qs.filter(seq__lt=oldest_recent)
-    pending_stats = pending_qs.aggregate(total=Count("id"), first=Min("seq"))
-    pending = list(pending_qs.order_by("-seq")[:PENDING_MAX_LISTED])
+        pending_source = pending_source.filter(seq__lt=window_start)
+    fits = bool(size["count"]) and (size["chars"] or 0) + 80 * size["count"] <= room
+    if fits and shown.carried_from_number is None:
+        history = list(older.order_by("seq"))
+        pending: list[PendingMission] = []
+    else:
+        pending = [
+            PendingMission(
+                id=row["id"],
+                seq=row["seq"],
+                at=row["at"],
+                instruction=row["head"],
+                reply=row["tail"],
+            )
+            for row in pending_source.order_by("seq").values(
+                "id",
+                "seq",
+                at=F("created_at"),
+                head=Substr("instruction", 1, PENDING_HEAD_CHARS),
+                tail=Substr("reply", 1, PENDING_HEAD_CHARS),
+            )
+        ]
 
-    terms = search_terms(instruction)
-    recalled: list[Mission] = []
-    if terms:
-        recall_ids = rank_missions(
-            candidates=recall_candidates(
-                channel_id=channel.pk, session_id=session.pk, folded_through_seq=shown.watermark
-            ),
-            text=instruction,
-            limit=RECALL_CANDIDATES,
+    terms = query_terms(instruction)
+    candidates = recall_candidates(
+        channel_id=channel.pk, session_id=session.pk, window_start=window_start
+    )
+    if history:
+        # They are shown in full already.
+        candidates = candidates.exclude(session_id=session.pk)
+    pinned_ids: list[int] = []
+    named = {int(n) for n in _MISSION_REF.findall(instruction)}
+    if named and not history:
+        pinned_ids += list(
+            candidates.filter(session_id=session.pk, seq__in=sorted(named))
+            .order_by("seq", "position")
+            .values_list("id", flat=True)[:EVIDENCE_PASSAGES]
         )
-        if recall_ids:
-            rows = Mission.objects.filter(pk__in=recall_ids).select_related("session")
-            by_id = {m.pk: m for m in rows}
-            recalled = [by_id[i] for i in recall_ids if i in by_id]
+    ranked_ids: list[int] = []
+    if terms:
+        evidence = _evidence_filter(_matching_item_refs(state, set(terms)), session)
+        if evidence is not None:
+            pinned_ids += rank_passages(
+                candidates=candidates.filter(evidence), text=instruction, limit=EVIDENCE_PASSAGES
+            )
+        ranked_ids = rank_passages(candidates=candidates, text=instruction, limit=RECALL_PASSAGES)
+    pinned_ids = list(dict.fromkeys(pinned_ids))
+    loaded = _passages(list(dict.fromkeys(pinned_ids + ranked_ids)))
+    loaded += _neighbours(loaded, candidates)
+    pinned_set = set(pinned_ids)
 
     in_scope = memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     pinned = list(memory_standing(in_scope)[:MEMORY_CANDIDATES])
     ranked: list[MemoryItem] = []
-    if terms:
-        ranked_ids = rank_memory_items(
+    if search_terms(instruction):
+        ranked_memory_ids = rank_memory_items(
             candidates=memory_rankable(in_scope), text=instruction, limit=MEMORY_CANDIDATES
         )
-        if ranked_ids:
-            items = {i.pk: i for i in MemoryItem.objects.filter(pk__in=ranked_ids)}
-            ranked = [items[i] for i in ranked_ids if i in items]
+        if ranked_memory_ids:
+            items = {i.pk: i for i in MemoryItem.objects.filter(pk__in=ranked_memory_ids)}
+            ranked = [items[i] for i in ranked_memory_ids if i in items]
     else:
         # Nothing to rank by (an empty or stop-word instruction): the freshest items.
         ranked = list(memory_rankable(in_scope).order_by("-updated_at", "-id")[:MEMORY_CANDIDATES])
 
     colleagues = [e for e in office.employees.filter(is_active=True) if e.pk != employee.pk]
+    if history:
+        # This session's missions are all in the prompt in full: the summary keeps only
+        # what was carried over from earlier sessions.
+        state = _carried_only(state)
+    refs = state_refs(state) | {(d.session, d.mission) for d in state.dropped}
     return ContextInputs(
         office=office,
         employee=employee,
         colleagues=colleagues,
         pinned=pinned,
-        summary_text=shown.text,
+        session_number=session.number,
+        summary_text=render_summary(state) if history else shown.text,
+        summary_refs=sorted(refs, key=lambda r: (r[0] or 0, r[1])),
         carried_from=shown.carried_from_number,
         pending=pending,
-        pending_total=pending_stats["total"] or 0,
-        pending_first_seq=pending_stats["first"],
         recent=recent,
+        history=history,
         detail_budget=channel.detail_budget,
+        envelope=envelope,
         ranked_memory=ranked,
-        recalled=recalled,
-        terms=terms,
+        pinned_passages=[p for p in loaded if p.id in pinned_set],
+        recalled=[p for p in loaded if p.id not in pinned_set],
         instruction=instruction,
         seq=seq,
         at=at,
+        terms=terms,
     )

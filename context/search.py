@@ -1,19 +1,21 @@
 """Full-text ranking for recall and memory: a stored PostgreSQL tsvector with a GIN index
 in production, SQLite's FTS5 in the embedded default (indexes made in the migrations
-`missions.0002_fulltext` and `memory.0002_fulltext`).
+`context.0002_fulltext` and `memory.0002_fulltext`).
 
 Queries OR the instruction's terms together, so that a question that shares one rare
-word with an old mission still finds it; ranking puts the missions sharing most terms
-first."""
+word with an old mission still finds it; ranking (BM25, ts_rank) puts the passages that
+share the most, and the rarest, terms first. Passages are matched on text normalised by
+language.analysis, so Korean particles and English word forms do not matter."""
 
 from typing import Any
 
 from django.db import connection, connections
 from django.db.models import QuerySet
 
+from context.models import Passage
+from language.analysis import query_terms
 from language.terms import search_terms
 from memory.models import MemoryItem
-from missions.models import Mission
 
 
 def _pg_tsquery(terms: list[str]) -> str:
@@ -52,9 +54,31 @@ def _ranked_ids(*, table: str, candidates: QuerySet[Any], text: str, limit: int)
         return [row[0] for row in cursor.fetchall()]
 
 
-def rank_missions(*, candidates: QuerySet[Mission], text: str, limit: int) -> list[int]:
-    """Ids of the candidate missions most relevant to the text, best first."""
-    return _ranked_ids(table="missions_mission", candidates=candidates, text=text, limit=limit)
+def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> list[int]:
+    """Ids of the candidate passages most relevant to the text, best first."""
+    terms = query_terms(text)
+    if not terms:
+        return []
+    inner, inner_params = candidates.values("id").query.sql_with_params()
+    params: list[Any]
+    if connection.vendor == "postgresql":
+        query = " | ".join(f"'{t}'" for t in terms)
+        sql = (
+            "SELECT t.id FROM context_passage t, to_tsquery('simple', %s) q "
+            f"WHERE t.id IN ({inner}) AND t.search_vector @@ q "
+            "ORDER BY ts_rank_cd(t.search_vector, q) DESC, t.id DESC LIMIT %s"
+        )
+        params = [query, *inner_params, limit]
+    else:
+        sql = (
+            "SELECT t.id FROM context_passage_fts f JOIN context_passage t ON t.id = f.rowid "
+            f"WHERE context_passage_fts MATCH %s AND t.id IN ({inner}) "
+            "ORDER BY bm25(context_passage_fts), t.id DESC LIMIT %s"
+        )
+        params = [" OR ".join(f'"{t}"' for t in terms), *inner_params, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
 
 
 def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int) -> list[int]:
@@ -65,10 +89,7 @@ def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int
 # SQLite rebuilds a table to alter it, and the rebuild drops the table's triggers: after
 # any migration the FTS5 triggers are put back (and the index rebuilt if they were gone).
 _SQLITE_TRIGGERS = {
-    "missions_mission_fts": (
-        "missions_mission",
-        ("instruction", "reply"),
-    ),
+    "context_passage_fts": ("context_passage", ("terms",)),
     "memory_memoryitem_fts": ("memory_memoryitem", ("text",)),
 }
 

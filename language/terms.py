@@ -3,7 +3,7 @@
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     [
         "a",
         "about",
@@ -140,7 +140,7 @@ def search_terms(text: str) -> list[str]:
     """Distinct, lowercased, meaningful words of the text, in order of appearance."""
     seen: dict[str, None] = {}
     for word in _WORD.findall(text.lower()):
-        if word in _STOPWORDS or (word.isdigit() and len(word) < 2):
+        if word in STOPWORDS or (word.isdigit() and len(word) < 2):
             continue
         if len(word) < 3 and word.isascii():
             continue

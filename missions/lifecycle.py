@@ -81,6 +81,7 @@ def mission_complete(
         queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
     queue_task_on_commit("summaries.tasks.summary_fold", mission.session_id)
     queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
+    queue_task_on_commit("context.tasks.passages_index", mission.pk)
     return message
 
 

@@ -27,6 +27,8 @@ logger = logging.getLogger(__name__)
 
 # Missions per provider call: bounds the fold prompt however large a backlog grows.
 FOLD_MAX_PER_CALL = 40
+# A carry-over not done after this long lost its task: the sweeper queues it again.
+CARRY_OVER_STALLED_AFTER = timedelta(minutes=2)
 # Past this many blocks of waiting missions, a fold becomes a parallel block compaction.
 BACKLOG_BLOCKS = 2
 
@@ -275,4 +277,12 @@ def summary_sweep_lagging(*, since: timedelta = timedelta(days=1)) -> int:
         if fold_due(waiting=behind):
             queue_task_on_commit("summaries.tasks.summary_fold", session_id)
             queued += 1
+    # A carry-over whose task was lost would leave the previous session's summary in
+    # the prompt for good: queue it again once it has had time to run.
+    stalled = RollingSummary.objects.filter(
+        carry_over_pending=True, updated_at__lt=timezone.now() - CARRY_OVER_STALLED_AFTER
+    ).values_list("session_id", flat=True)
+    for session_id in stalled:
+        queue_task_on_commit("summaries.tasks.summary_carry_over", session_id)
+        queued += 1
     return queued

@@ -77,3 +77,12 @@ def next_context(
     return context_for_next(
         channel=channel, session=session, instruction=instruction, employee=employee
     )
+
+
+def long_text(n: int) -> tuple[str, str]:
+    """A mission too long for a whole session of them to fit the prompt's envelope, so
+    that the summary and the pending digests are what carries the older ones."""
+    return (
+        f"Mission {n}: draft section {n} of the launch plan, with the owners and the dates.",
+        f"Here is section {n}. " + f"It covers step {n} and its risks in detail. " * 60,
+    )

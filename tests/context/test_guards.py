@@ -29,7 +29,7 @@ from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.schemas import SummaryItem, SummaryState
 from summaries.services import summary_get_or_create
 from summaries.verifier import summary_verify
-from tests.factories import add_finished_missions, dm_channel, make_office, next_context
+from tests.factories import add_finished_missions, dm_channel, long_text, make_office, next_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -116,7 +116,7 @@ def test_it_sends_the_sections_to_the_model_in_design_order_with_the_current_mis
                 "Book the offsite at the Hotel Arcadia, room Sirius, for 40 people.",
                 "Booked the Hotel Arcadia; confirmation AR-2291.",
             )
-        return (f"Mission {n}: draft section {n} of the plan.", f"Here is section {n}.")
+        return long_text(n)
 
     add_finished_missions(session, 20, text=text)
     _fold_what_left_the_window(session)  # 1..12 folded, 13..20 in detail
@@ -139,7 +139,8 @@ def test_it_sends_the_sections_to_the_model_in_design_order_with_the_current_mis
     recent_places = []
     for mission in recent:
         recent_places.append(_where(context, f"[mission #{mission.seq} ·"))
-        recent_places.append(_where(context, mission.reply))
+        # Older ones may be trimmed to fit the budget; their head is always kept.
+        recent_places.append(_where(context, mission.reply[:120]))
     assert recent_places == sorted(recent_places)
     places = {
         name: _where(context, sections[name].text)
@@ -280,15 +281,17 @@ def test_it_refuses_a_fold_commit_from_a_summary_read_before_another_fold_landed
 # --- query-count pins ---------------------------------------------------------------------
 
 # What assembling one prompt costs, whatever the session's length (DESIGN.md §3,
-# "Bounded"), the same on SQLite and PostgreSQL. Counted with memory and recall both
-# finding something, so every branch of context.loading.context_load runs. 11 for
-# `next_context`: the session lookup of the test helper, then the summary, the detail
-# window, the pending count and rows, the recall ranking and rows, the pinned memory, the
-# memory ranking and rows, the colleagues.
-NEXT_CONTEXT_QUERIES = 11
-# 14 for `context_for_mission` on a mission freshly read from the database: its session,
-# channel, assignee and the channel's office, then the same ten loading queries.
-MISSION_CONTEXT_QUERIES = 14
+# "Bounded"), the same on SQLite and PostgreSQL. Counted with the summary, memory and
+# recall all finding something, so every branch of context.loading.context_load runs.
+# 14 for `next_context`: the session lookup of the test helper; the summary, the detail
+# window, the size of the older missions, the pending digests; recall: the ranking of
+# passages cited by matching summary items, the ranking of all, their rows, their
+# neighbours' ids and rows; memory: the pinned items, the ranking and its rows; the
+# colleagues.
+NEXT_CONTEXT_QUERIES = 14
+# 17 for `context_for_mission` on a mission freshly read from the database: its session,
+# channel, assignee and the channel's office, then the same thirteen loading queries.
+MISSION_CONTEXT_QUERIES = 17
 # 11 for `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
 # and the long-session check it queues on commit are replaced by recorders (they are
 # tasks with costs of their own, off the request path), so this is what the person waits
@@ -304,7 +307,12 @@ def _session_of(count: int) -> ChatSession:
     session = _session()
 
     def text(n: int) -> tuple[str, str]:
-        return (f"Plan item {n} for the harbour launch.", f"Harbour launch item {n} done.")
+        # Long enough that the session does not fit the envelope whole: the summary,
+        # pending digests and ranked recall are what carry the older missions.
+        return (
+            f"Plan item {n} for the harbour launch.",
+            f"Harbour launch item {n} done. " + "Checked the pier schedule and the crew. " * 70,
+        )
 
     add_finished_missions(session, count, text=text)
     _fold_what_left_the_window(session)

@@ -88,11 +88,20 @@ def test_context_json_has_the_stable_keys(tmp_path: Path) -> None:
     out = StringIO()
     call_command("context", str(ids["channel"]), "--instruction", "Task 3?", "--json", stdout=out)
     report = json.loads(out.getvalue())
-    assert set(report) == {"sections", "total_chars", "messages"}
+    assert set(report) == {"sections", "total_chars", "envelope", "messages"}
     names = [s["name"] for s in report["sections"]]
     assert names == ["system", "summary", "pending", "recent", "memory", "recall", "current"]
     for section in report["sections"]:
-        assert set(section) == {"name", "chars", "budget", "mission_seqs", "memory_ids", "text"}
+        assert set(section) == {
+            "name",
+            "chars",
+            "budget",
+            "mission_seqs",
+            "mission_refs",
+            "memory_ids",
+            "trimmed",
+            "text",
+        }
         assert section["chars"] == len(section["text"])
     recent = next(s for s in report["sections"] if s["name"] == "recent")
     assert recent["mission_seqs"] == list(range(3, 11)) and recent["budget"] == 20_000

@@ -14,7 +14,14 @@ from sessions.services import session_get_or_open_current
 from summaries.models import RollingSummary
 from summaries.render import state_refs
 from summaries.schemas import SummaryState
-from tests.factories import add_finished_missions, channel_of, dm_channel, make_office, next_context
+from tests.factories import (
+    add_finished_missions,
+    channel_of,
+    dm_channel,
+    long_text,
+    make_office,
+    next_context,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,7 +58,7 @@ def test_sections_come_in_design_order_with_the_current_mission_last() -> None:
 
 def test_when_the_21st_mission_runs_13_to_20_are_in_detail_and_1_to_12_in_the_summary() -> None:
     session = _session()
-    add_finished_missions(session, 20)
+    add_finished_missions(session, 20, text=long_text)
     mission, _ = mission_create(
         session=session, assignee=session.channel.employee, source="dm", instruction="What is next?"
     )
@@ -132,9 +139,9 @@ def test_a_mission_whose_fold_has_not_landed_is_shown_as_pending(
     from summaries import tasks
 
     session = _session()
-    add_finished_missions(session, 10)  # 1, 2 folded
+    add_finished_missions(session, 10, text=long_text)  # 1, 2 folded
     monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
-    add_finished_missions(session, 3)  # 3, 4, 5 leave the window; no fold runs
+    add_finished_missions(session, 3, text=long_text)  # 3, 4, 5 leave the window; no fold
     context = next_context(channel=session.channel, instruction="next")
     assert context.section("pending").mission_seqs == [3, 4, 5]
     assert context.section("recent").mission_seqs == list(range(6, 14))
@@ -142,7 +149,8 @@ def test_a_mission_whose_fold_has_not_landed_is_shown_as_pending(
 
 
 def test_coverage_holds_after_every_mission(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every finished mission is in detail, pending, or folded into the summary."""
+    """Every finished mission is in detail, pending, or folded into the summary (or, while
+    the whole session fits the envelope, recalled in full)."""
     from summaries import tasks
 
     session = _session()
@@ -157,6 +165,7 @@ def test_coverage_holds_after_every_mission(monkeypatch: pytest.MonkeyPatch) -> 
         context = next_context(channel=session.channel, instruction="status?")
         shown = set(context.section("recent").mission_seqs)
         shown |= set(context.section("pending").mission_seqs)
+        shown |= set(context.section("recall").mission_seqs)
         folded = (
             _folded_seqs(session)
             if RollingSummary.objects.filter(session=session).exists()

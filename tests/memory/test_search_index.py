@@ -7,7 +7,8 @@ import pytest
 from django.db import connection
 
 from context.loading import recall_candidates
-from context.search import ensure_sqlite_fulltext, rank_missions
+from context.models import Passage
+from context.search import ensure_sqlite_fulltext, rank_passages
 from tests.factories import add_finished_missions, dm_channel, make_office
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +38,7 @@ def test_lost_fts_triggers_are_restored_and_the_index_rebuilt() -> None:
         return
     with connection.cursor() as cursor:
         for suffix in ("ai", "ad", "au"):
-            cursor.execute(f"DROP TRIGGER missions_mission_fts_{suffix}")
+            cursor.execute(f"DROP TRIGGER context_passage_fts_{suffix}")
     channel = dm_channel(make_office())
     session = channel.sessions.get()
     add_finished_missions(
@@ -46,22 +47,20 @@ def test_lost_fts_triggers_are_restored_and_the_index_rebuilt() -> None:
         text=lambda n: ("The quokka mascot is approved." if n == 1 else f"Task {n}.", f"Done {n}."),
     )
     assert (
-        rank_missions(
+        rank_passages(
             candidates=recall_candidates(
-                channel_id=channel.pk, session_id=session.pk, folded_through_seq=4
+                channel_id=channel.pk, session_id=session.pk, window_start=5
             ),
             text="quokka",
             limit=5,
         )
         == []
     )
-    assert ensure_sqlite_fulltext() == ["missions_mission_fts"]
-    found = rank_missions(
-        candidates=recall_candidates(
-            channel_id=channel.pk, session_id=session.pk, folded_through_seq=4
-        ),
+    assert ensure_sqlite_fulltext() == ["context_passage_fts"]
+    found = rank_passages(
+        candidates=recall_candidates(channel_id=channel.pk, session_id=session.pk, window_start=5),
         text="quokka",
         limit=5,
     )
-    assert found == [session.missions.get(seq=1).pk]
+    assert [Passage.objects.get(pk=i).seq for i in found] == [1]
     assert ensure_sqlite_fulltext() == []

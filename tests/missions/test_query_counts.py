@@ -35,8 +35,8 @@ def _queued_mission(missions: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Mis
         instruction="Draft the next part of the plan",
     )
     queued: list[Any] = []
-    # The follow-up tasks (fold, memory extraction) are queued, not run, so they are not
-    # counted here: they run in the background lane.
+    # The follow-up tasks (fold, memory extraction, recall index) are queued, not run, so
+    # they are not counted here: they run in the background lane.
     monkeypatch.setattr(lifecycle, "queue_task_on_commit", lambda *args: queued.append(args))
     return Mission.objects.get(pk=mission.pk), queued
 
@@ -53,6 +53,7 @@ def test_running_a_reply_takes_a_pinned_number_of_queries(
     assert [task for task, *_ in queued] == [
         "summaries.tasks.summary_fold",
         "memory.tasks.memory_extract_from_mission",
+        "context.tasks.passages_index",
     ]
     assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
 

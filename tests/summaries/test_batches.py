@@ -10,7 +10,7 @@ from missions.models import MissionStatus
 from summaries import services
 from summaries.models import RollingSummary
 from summaries.services import summary_sweep_lagging
-from tests.factories import add_finished_missions, dm_channel, make_office, next_context
+from tests.factories import add_finished_missions, dm_channel, long_text, make_office, next_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,7 +30,7 @@ def test_a_fold_waits_for_a_batch_of_missions_to_leave_the_window() -> None:
     session = dm_channel(make_office()).sessions.get()
     marks = []
     for _ in range(33):
-        add_finished_missions(session, 1)
+        add_finished_missions(session, 1, text=long_text)
         marks.append(_watermark(session))
     # Mission n leaves the window when n + 8 is done; eight of them make a batch.
     assert marks[14] == 0  # 15 done: 7 have left the window
@@ -43,14 +43,14 @@ def test_a_fold_waits_for_a_batch_of_missions_to_leave_the_window() -> None:
 def test_the_summary_message_is_byte_identical_between_folds() -> None:
     channel = dm_channel(make_office())
     session = channel.sessions.get()
-    add_finished_missions(session, 16)  # the first batch folds here
+    add_finished_missions(session, 16, text=long_text)  # the first batch folds here
     prefixes = []
     for _ in range(8):
         messages = next_context(channel=channel, instruction="Next step").messages
         summary_message = messages[1]["content"]
         assert summary_message.startswith("## Summary of this conversation so far")
         prefixes.append(summary_message.split("\n\n## Missions being folded")[0])
-        add_finished_missions(session, 1)
+        add_finished_missions(session, 1, text=long_text)
     assert len(set(prefixes)) == 1
     after = next_context(channel=channel, instruction="Next step").messages[1]["content"]
     # The second batch (9..16) landed when 24 were done.
@@ -61,12 +61,14 @@ def test_every_finished_mission_stays_visible_between_folds() -> None:
     channel = dm_channel(make_office())
     session = channel.sessions.get()
     for _ in range(30):
-        add_finished_missions(session, 1)
+        add_finished_missions(session, 1, text=long_text)
         context = next_context(channel=channel, instruction="Next step")
         watermark = _watermark(session)
-        shown = set(context.section("recent").mission_seqs) | set(
-            context.section("pending").mission_seqs
-        )
+        shown = {
+            seq
+            for name in ("recent", "pending", "recall")  # recall: while they all fit
+            for seq in context.section(name).mission_seqs
+        }
         done = set(session.missions.filter(status=MissionStatus.DONE).values_list("seq", flat=True))
         assert {s for s in done if s > watermark} <= shown
 

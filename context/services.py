@@ -1,0 +1,51 @@
+"""Writes of context: the recall index (passages of finished missions)."""
+
+from django.db import transaction
+
+from context.models import Passage
+from context.passages import mission_text, split_passages
+from language.analysis import normalised
+from missions.models import Mission, MissionStatus
+
+SWEEP_LIMIT = 500
+
+
+def _passages(mission: Mission) -> list[Passage]:
+    text = mission_text(mission.instruction, mission.reply)
+    return [
+        Passage(
+            mission=mission,
+            channel_id=mission.channel_id,
+            session_id=mission.session_id,
+            seq=mission.seq,
+            position=position,
+            start=piece.start,
+            text=piece.text,
+            terms=normalised(piece.text),
+        )
+        for position, piece in enumerate(split_passages(text))
+    ]
+
+
+def passages_index(*, mission_id: int) -> int:
+    """(Re)index a finished mission's passages; returns how many. A mission that is not
+    finished (or no longer exists) has none."""
+    mission = Mission.objects.filter(pk=mission_id, status=MissionStatus.DONE).first()
+    with transaction.atomic():
+        Passage.objects.filter(mission_id=mission_id).delete()
+        if mission is None:
+            return 0
+        return len(Passage.objects.bulk_create(_passages(mission)))
+
+
+def passages_sweep(*, limit: int = SWEEP_LIMIT) -> int:
+    """Index finished missions that have no passages yet (a lost task, or missions from
+    before the index existed), newest first. Returns how many missions were indexed."""
+    missing = list(
+        Mission.objects.filter(status=MissionStatus.DONE, passages__isnull=True)
+        .order_by("-id")
+        .values_list("id", flat=True)[:limit]
+    )
+    for mission_id in missing:
+        passages_index(mission_id=mission_id)
+    return len(missing)

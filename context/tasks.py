@@ -1,0 +1,15 @@
+"""Celery tasks of context (the background lane)."""
+
+from celery import shared_task
+
+from context import services
+
+
+@shared_task(acks_late=True)
+def passages_index(mission_id: int) -> int:
+    return services.passages_index(mission_id=mission_id)
+
+
+@shared_task
+def passages_sweep() -> int:
+    return services.passages_sweep()
