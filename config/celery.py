@@ -214,7 +214,7 @@ def queue_task_on_commit(name: str, *args: Any) -> None:
 
 def task_signature(name: str, *args: Any) -> Any:
     """A signature for canvases (groups, chords) of tasks known by name."""
-    return app.signature(name, args=args)
+    return registered_task(name).s(*args)
 
 
 _beat_started = False

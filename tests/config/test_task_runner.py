@@ -1,11 +1,16 @@
+import os
+import subprocess
+import sys
 import threading
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from config.celery import app, lane_of, wait_for_background_tasks
 
+ROOT = Path(__file__).resolve().parents[2]
 seen: list[str] = []
 REPLY_TASK = "tests.config.test_task_runner.reply_like"
 
@@ -91,3 +96,36 @@ def test_the_inline_runner_runs_tasks_in_the_caller(settings: Any) -> None:
     seen.clear()
     record_thread_name.delay()
     assert seen == [threading.current_thread().name]
+
+
+def test_a_fresh_process_finds_every_task_a_service_names_without_importing_it() -> None:
+    """Services queue tasks by name; a web process that never imported a tasks module
+    must still find them (a chord of block folds once failed with NotRegistered)."""
+    names = [
+        "missions.tasks.mission_run",
+        "sessions.tasks.long_session_check_on_instruction",
+        "summaries.tasks.summary_fold",
+        "summaries.tasks.compaction_block_fold",
+        "summaries.tasks.compaction_merge",
+        "memory.tasks.memory_extract_from_mission",
+        "context.tasks.passages_index",
+    ]
+    script = (
+        "import django, os\n"
+        "os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings')\n"
+        "django.setup()\n"
+        "import sys\n"
+        "from config.celery import registered_task, task_signature\n"
+        "assert not any(m.endswith('.tasks') for m in sys.modules if m.split('.')[0] in "
+        "('missions', 'summaries', 'memory', 'context', 'sessions'))\n"
+        f"for name in {names!r}:\n"
+        "    assert task_signature(name, 1).type.name == name\n"
+        "    assert registered_task(name).name == name\n"
+        "print('ok')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
