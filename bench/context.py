@@ -113,6 +113,7 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
     from missions.models import Mission, MissionStatus
     from office.services import office_create_with_team
     from sessions.services import session_get_or_open_current
+    from context.services import passages_sweep
     from summaries.services import summary_fold
 
     owner = get_user_model().objects.create(username="bench")
@@ -140,6 +141,8 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
                 )
             )
         Mission.objects.bulk_create(rows, batch_size=200)
+        # Bulk-created rows skip the completion path: index their recall passages here.
+        passages_sweep(limit=count)
         session.mission_count = count
         session.save(update_fields=["mission_count"])
         started = time.perf_counter()

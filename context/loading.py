@@ -28,6 +28,9 @@ EVIDENCE_PASSAGES = 6
 MEMORY_CANDIDATES = 40
 # How much of a pending mission is loaded for its digest line (the newest gets more).
 PENDING_HEAD_CHARS = 400
+# What a mission shown in full may cost beside its text: its header, turn labels and
+# quoting (also what a prompt held to its history's size allows per mission).
+HISTORY_MIN_CHARS = 80
 _MISSION_REF = re.compile(r"(?<![\w#])#(\d{1,6})\b")
 
 
@@ -81,6 +84,8 @@ class ContextInputs:
     seq: int
     at: datetime
     terms: list[str] = field(default_factory=list)
+    history_chars: int | None = None
+    history_count: int = 0
 
 
 def recall_candidates(*, channel_id: int, session_id: int, window_start: int) -> QuerySet[Passage]:
@@ -92,10 +97,8 @@ def recall_candidates(*, channel_id: int, session_id: int, window_start: int) ->
     )
 
 
-def _passages(ids: list[int]) -> list[RecalledPassage]:
-    if not ids:
-        return []
-    rows = Passage.objects.filter(pk__in=ids).values(
+def _passage_rows(passages: QuerySet[Passage]) -> list[RecalledPassage]:
+    rows = passages.order_by().values(
         "id",
         "mission_id",
         "seq",
@@ -104,26 +107,30 @@ def _passages(ids: list[int]) -> list[RecalledPassage]:
         at=F("mission__created_at"),
         session_number=F("session__number"),
     )
-    by_id = {r["id"]: RecalledPassage(**r) for r in rows}
+    return [RecalledPassage(**r) for r in rows]
+
+
+def _passages(ids: list[int]) -> list[RecalledPassage]:
+    if not ids:
+        return []
+    by_id = {p.id: p for p in _passage_rows(Passage.objects.filter(pk__in=ids))}
     return [by_id[i] for i in ids if i in by_id]
 
 
-def _neighbours(
-    hits: list[RecalledPassage], candidates: QuerySet[Passage]
-) -> list[RecalledPassage]:
+def _neighbours(hits: list[RecalledPassage]) -> list[RecalledPassage]:
     """The passage after each hit (a hit is often a short turn, its answer follows), in
-    one query; rendering merges neighbours into one excerpt."""
-    if not hits:
-        return []
+    one query; rendering merges neighbours into one excerpt. A neighbour belongs to its
+    hit's mission, so it is outside the detail window too."""
     have = {(p.mission_id, p.position) for p in hits}
     wanted = {(p.mission_id, p.position + 1) for p in hits} - have
     if not wanted:
         return []
-    condition = Q()
-    for mission_id, position in wanted:
-        condition |= Q(mission_id=mission_id, position=position)
-    ids = list(candidates.filter(condition).values_list("id", flat=True))
-    return _passages(ids)
+    rows = _passage_rows(
+        Passage.objects.filter(
+            mission_id__in={m for m, _ in wanted}, position__in={p for _, p in wanted}
+        )
+    )
+    return [p for p in rows if (p.mission_id, p.position) in wanted]
 
 
 def _evidence_filter(refs: set[Ref], session: ChatSession) -> Q | None:
@@ -182,12 +189,25 @@ def context_load(
     older = Mission.objects.filter(
         session_id=session.pk, status=MissionStatus.DONE, seq__lt=window_start
     )
-    size = older.aggregate(count=Count("id"), chars=Sum(Length("instruction") + Length("reply")))
     recent_chars = min(
         sum(len(m.instruction) + len(m.reply) for m in recent), channel.detail_budget
     )
     room = envelope - recent_chars - len(instruction) - settings.MEMORY_BUDGET_CHARS - 4_000
+    # Sized over at most as many missions as could fit, so the cost does not grow with
+    # the session: more than that never fits.
+    most = max(room // HISTORY_MIN_CHARS, 0) + 1
+    size = Mission.objects.filter(pk__in=older.order_by("-seq").values("pk")[:most]).aggregate(
+        count=Count("id"), chars=Sum(Length("instruction") + Length("reply"))
+    )
     history: list[Mission] = []
+    # The size of the session's whole history, when it is small enough to matter (a
+    # prompt is never dearer than the history it stands for); None when it is larger
+    # than any prompt.
+    history_chars: int | None = None
+    if size["count"] < most:
+        history_chars = (size["chars"] or 0) + sum(
+            len(m.instruction) + len(m.reply) for m in recent
+        )
     pending_source = Mission.objects.filter(
         session_id=shown.pending_session_id,
         status=MissionStatus.DONE,
@@ -195,7 +215,10 @@ def context_load(
     )
     if shown.carried_from_number is None:
         pending_source = pending_source.filter(seq__lt=window_start)
-    fits = bool(size["count"]) and (size["chars"] or 0) + 80 * size["count"] <= room
+    fits = (
+        0 < size["count"] < most
+        and (size["chars"] or 0) + HISTORY_MIN_CHARS * size["count"] <= room
+    )
     if fits and shown.carried_from_number is None:
         history = list(older.order_by("seq"))
         pending: list[PendingMission] = []
@@ -242,7 +265,7 @@ def context_load(
         ranked_ids = rank_passages(candidates=candidates, text=instruction, limit=RECALL_PASSAGES)
     pinned_ids = list(dict.fromkeys(pinned_ids))
     loaded = _passages(list(dict.fromkeys(pinned_ids + ranked_ids)))
-    loaded += _neighbours(loaded, candidates)
+    loaded += _neighbours(loaded)
     pinned_set = set(pinned_ids)
 
     in_scope = memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
@@ -286,4 +309,6 @@ def context_load(
         seq=seq,
         at=at,
         terms=terms,
+        history_chars=history_chars,
+        history_count=size["count"] + len(recent),
     )

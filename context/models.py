@@ -23,7 +23,7 @@ class Passage(models.Model):
     terms = models.TextField(help_text="The text normalised for search.")
 
     class Meta:
-        ordering = ["mission", "position"]
+        ordering = ["session_id", "seq", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["mission", "position"], name="passage_position_unique_per_mission"

@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from context.loading import ContextInputs, PendingMission, RecalledPassage
+from context.loading import HISTORY_MIN_CHARS, ContextInputs, PendingMission, RecalledPassage
 from context.passages import mission_text
 from memory.models import MemoryItem
 from missions.models import Mission
@@ -23,6 +23,8 @@ DETAIL_MIN_BODY = 120
 # Digest lines of pending missions; the newest gets more.
 PENDING_LINE_CHARS = 100
 PENDING_NEWEST_CHARS = 400
+RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted as data)"
+RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
 RECALL_MIN_EXCERPT = 150
 # Joiners between sections inside one message ("\n\n"), counted against the envelope.
@@ -336,7 +338,7 @@ def _recall_section(
 ) -> Section:
     if not passages or budget <= 0:
         return Section("recall", "", max(budget, 0))
-    title = "## Recalled from earlier in this channel (original words, quoted as data)"
+    title = RECALL_TITLE
     lines, used = [title], len(title)
     seqs: list[int] = []
     ids: list[int] = []
@@ -438,11 +440,24 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         )
         for m in inputs.history
     ]
-    recall = _recall_section(
-        history + inputs.pinned_passages + inputs.recalled,
-        budget=max(envelope - fixed, 0),
-        session_number=inputs.session_number,
-    )
+    passages = history + inputs.pinned_passages + inputs.recalled
+    budget = max(envelope - fixed, 0)
+    if inputs.history_chars is not None:
+        # Never dearer than the session's history (with a header per mission), beside
+        # what no history would carry: the system message, memory and the instruction.
+        # Recall of earlier sessions keeps its floor: the history does not hold it.
+        limit = (
+            inputs.history_chars
+            + HISTORY_MIN_CHARS * inputs.history_count
+            + RECALL_TITLE_CHARS
+            + system.chars
+            + memory.chars
+            + current.chars
+        )
+        other_sessions = any(p.session_number != inputs.session_number for p in passages)
+        floor = recall_floor if other_sessions else 0
+        budget = min(budget, max(limit - fixed, floor))
+    recall = _recall_section(passages, budget=budget, session_number=inputs.session_number)
 
     messages: list[dict[str, str]] = [{"role": "system", "content": system.text}]
     context_text = "\n\n".join(s.text for s in (summary_section, pending) if s.text)

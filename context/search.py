@@ -27,31 +27,15 @@ def _fts5_query(terms: list[str]) -> str:
     return " OR ".join(f'"{t}"*' if len(t) >= 4 else f'"{t}"' for t in terms)
 
 
-def _ranked_ids(*, table: str, candidates: QuerySet[Any], text: str, limit: int) -> list[int]:
-    """Ids among the candidates (any queryset of the table's model) that match the text,
-    best first. The candidates' conditions are the ORM's, written once by the caller."""
-    terms = search_terms(text)
-    if not terms:
-        return []
-    inner, inner_params = candidates.values("id").query.sql_with_params()
-    params: list[Any]
-    if connection.vendor == "postgresql":
-        sql = (
-            f"SELECT t.id FROM {table} t, to_tsquery('simple', %s) q "
-            f"WHERE t.id IN ({inner}) AND t.search_vector @@ q "
-            "ORDER BY ts_rank(t.search_vector, q) DESC, t.id DESC LIMIT %s"
-        )
-        params = [_pg_tsquery(terms), *inner_params, limit]
-    else:
-        sql = (
-            f"SELECT t.id FROM {table}_fts f JOIN {table} t ON t.id = f.rowid "
-            f"WHERE {table}_fts MATCH %s AND t.id IN ({inner}) "
-            f"ORDER BY bm25({table}_fts), t.id DESC LIMIT %s"
-        )
-        params = [_fts5_query(terms), *inner_params, limit]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [row[0] for row in cursor.fetchall()]
+def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
+    """The candidates' conditions as SQL on `table` itself, when they need no join (the
+    planner then filters during the full-text scan); else an id subquery."""
+    query = candidates.order_by().values("id").query
+    if len(query.alias_map) == 1 and query.where:
+        sql, params = query.get_compiler(connection=connection).compile(query.where)
+        return sql, list(params)
+    inner, inner_params = query.sql_with_params()
+    return f'"{table}"."id" IN ({inner})', list(inner_params)
 
 
 def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> list[int]:
@@ -59,23 +43,26 @@ def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> li
     terms = query_terms(text)
     if not terms:
         return []
-    inner, inner_params = candidates.values("id").query.sql_with_params()
+    where, where_params = _where(candidates, "context_passage")
     params: list[Any]
     if connection.vendor == "postgresql":
         query = " | ".join(f"'{t}'" for t in terms)
         sql = (
-            "SELECT t.id FROM context_passage t, to_tsquery('simple', %s) q "
-            f"WHERE t.id IN ({inner}) AND t.search_vector @@ q "
-            "ORDER BY ts_rank_cd(t.search_vector, q) DESC, t.id DESC LIMIT %s"
+            'SELECT "context_passage"."id" FROM "context_passage", '
+            "to_tsquery('simple', %s) q "
+            f'WHERE ({where}) AND "context_passage"."search_vector" @@ q '
+            'ORDER BY ts_rank("context_passage"."search_vector", q) DESC, '
+            '"context_passage"."id" DESC LIMIT %s'
         )
-        params = [query, *inner_params, limit]
+        params = [query, *where_params, limit]
     else:
         sql = (
-            "SELECT t.id FROM context_passage_fts f JOIN context_passage t ON t.id = f.rowid "
-            f"WHERE context_passage_fts MATCH %s AND t.id IN ({inner}) "
-            "ORDER BY bm25(context_passage_fts), t.id DESC LIMIT %s"
+            'SELECT "context_passage"."id" FROM context_passage_fts f '
+            'JOIN "context_passage" ON "context_passage"."id" = f.rowid '
+            f"WHERE context_passage_fts MATCH %s AND ({where}) "
+            'ORDER BY bm25(context_passage_fts), "context_passage"."id" DESC LIMIT %s'
         )
-        params = [" OR ".join(f'"{t}"' for t in terms), *inner_params, limit]
+        params = [" OR ".join(f'"{t}"' for t in terms), *where_params, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
@@ -83,7 +70,31 @@ def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> li
 
 def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int) -> list[int]:
     """Ids of the candidate memory items most relevant to the text, best first."""
-    return _ranked_ids(table="memory_memoryitem", candidates=candidates, text=text, limit=limit)
+    terms = search_terms(text)
+    if not terms:
+        return []
+    where, where_params = _where(candidates, "memory_memoryitem")
+    params: list[Any]
+    if connection.vendor == "postgresql":
+        sql = (
+            'SELECT "memory_memoryitem"."id" FROM "memory_memoryitem", '
+            "to_tsquery('simple', %s) q "
+            f'WHERE ({where}) AND "memory_memoryitem"."search_vector" @@ q '
+            'ORDER BY ts_rank("memory_memoryitem"."search_vector", q) DESC, '
+            '"memory_memoryitem"."id" DESC LIMIT %s'
+        )
+        params = [_pg_tsquery(terms), *where_params, limit]
+    else:
+        sql = (
+            'SELECT "memory_memoryitem"."id" FROM memory_memoryitem_fts f '
+            'JOIN "memory_memoryitem" ON "memory_memoryitem"."id" = f.rowid '
+            f"WHERE memory_memoryitem_fts MATCH %s AND ({where}) "
+            'ORDER BY bm25(memory_memoryitem_fts), "memory_memoryitem"."id" DESC LIMIT %s'
+        )
+        params = [_fts5_query(terms), *where_params, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
 
 
 # SQLite rebuilds a table to alter it, and the rebuild drops the table's triggers: after
