@@ -118,11 +118,13 @@ def _passages(ids: list[int]) -> list[RecalledPassage]:
 
 
 def _neighbours(hits: list[RecalledPassage]) -> list[RecalledPassage]:
-    """The passage after each hit (a hit is often a short turn, its answer follows), in
-    one query; rendering merges neighbours into one excerpt. A neighbour belongs to its
-    hit's mission, so it is outside the detail window too."""
+    """The passage after each hit (a hit is often a short turn, its answer follows) and
+    its mission's first passage (the person's own words, where names and numbers are
+    usually stated), in one query; rendering merges neighbours into one excerpt. A
+    neighbour belongs to its hit's mission, so it is outside the detail window too."""
     have = {(p.mission_id, p.position) for p in hits}
-    wanted = {(p.mission_id, p.position + 1) for p in hits} - have
+    wanted = {(p.mission_id, p.position + 1) for p in hits} | {(p.mission_id, 0) for p in hits}
+    wanted -= have
     if not wanted:
         return []
     rows = _passage_rows(

@@ -1,0 +1,488 @@
+"""Retention benchmark: what the assembled context keeps of facts planted early in a long
+session, asked about in the person's own words and in other words, against a naive tail
+of the history of the same size. Not part of the test suite.
+
+    .venv/bin/python bench/retention.py                       # SQLite (a scratch file)
+    .venv/bin/python bench/retention.py --database postgres   # a scratch PostgreSQL database
+    .venv/bin/python bench/retention.py --database both
+
+Each transcript in bench/transcripts/ (NAME.jsonl, with NAME.questions.json; regenerate
+them with bench/transcripts/generate.py) is replayed into a fresh office's channel with
+the product's own `replay` command (tasks inline, offline provider, folds awaited). At
+missions 30, 60 and 120 the context of a next mission is assembled for every question
+whose fact was planted by then (`context_for_next`, instruction = the question), and the
+answer string is looked for in the whole prompt, in each section, and in the last N chars
+of the full history, N = that prompt's total chars. Also checked: a reversed decision's
+old value is never live in the summary (on a line with neither the "(superseded" marker
+nor the new value: the line that states the reversal names both), and the prompt stays
+within the channel's envelope. For every answer not found, the report shows what the
+context held instead: the planted mission's recall excerpt if it was recalled, and the
+summary and memory lines on the fact's subject."""
+
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import per_database  # noqa: E402
+
+TRANSCRIPTS_DIR = ROOT / "bench" / "transcripts"
+TRANSCRIPTS = ("launch_en", "launch_ko")
+CHECKPOINTS = (30, 60, 120)
+# DESIGN.md §3: the envelope per channel kind, when settings do not say otherwise.
+ENVELOPE_DEFAULTS = {"dm": 32_000, "project": 32_000, "master": 28_000, "all": 28_000}
+TARGET_REUSED = 0.90
+TARGET_PARAPHRASED = 0.75
+TARGET_VS_TAIL = 2.0
+SUPERSEDED_MARK = "(superseded"
+SNIPPET = 160
+
+
+# --- the measurement (in the child process) ---------------------------------------------
+
+
+def run_one_database() -> dict[str, Any]:
+    # The settings read these when Django sets up, so they are set before anything else.
+    os.environ["TASK_RUNNER"] = "inline"
+    os.environ["LLM_PROVIDER"] = "offline"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    scratch = Path(tempfile.mkdtemp(prefix="bench-retention-"))
+    try:
+        import django
+
+        django.setup()
+        from django.db import connections
+
+        default = connections["default"]
+        if default.vendor == "sqlite":
+            # A file, not Django's default in-memory test database: WAL and FTS5 as in
+            # the embedded runtime. Removed with the scratch directory.
+            default.settings_dict["TEST"]["NAME"] = str(scratch / "retention.sqlite3")
+        with per_database.scratch_database():
+            return _measure(scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _found(needle: str, text: str) -> bool:
+    return needle.casefold() in text.casefold()
+
+
+def _envelope(kind: str) -> int:
+    from django.conf import settings
+
+    per_kind = getattr(settings, "CONTEXT_BUDGET_CHARS", None)
+    if isinstance(per_kind, dict) and kind in per_kind:
+        return int(per_kind[kind])
+    return int(getattr(settings, f"CONTEXT_BUDGET_CHARS_{kind.upper()}", ENVELOPE_DEFAULTS[kind]))
+
+
+def _history(lines: list[dict[str, str]]) -> str:
+    """The full history as a prompt would show it, oldest first."""
+    return "\n\n".join(
+        f"[mission #{seq} · {line['at']}]\n{line['instruction']}\n{line['reply']}"
+        for seq, line in enumerate(lines, start=1)
+    )
+
+
+def _lines_about(text: str, words: list[str]) -> list[str]:
+    """The first lines of `text` that name the fact's subject (what was there instead)."""
+    return [
+        line.strip()[:SNIPPET]
+        for line in text.splitlines()
+        if line.strip() and any(_found(w, line) for w in words)
+    ][:4]
+
+
+def _recall_excerpt(recall: str, seq: int) -> str:
+    """The recall line of mission #seq, if it was recalled (to see what it kept)."""
+    for line in recall.splitlines():
+        if f"mission #{seq} " in line:
+            return line.strip()[:400]
+    return ""
+
+
+def _reversal_state(summary: str, *, old: str, new: str) -> tuple[str, list[str]]:
+    """How the summary shows a reversed decision's old value: L(ive) on a line that
+    neither names the new value nor carries the superseded marker; else S(uperseded)
+    when a line marks it so; R(eplaced) when it is only named by the reversing line (with
+    the new value); A(bsent). With the lines that make it live."""
+    lines = [line.strip() for line in summary.splitlines() if _found(old, line)]
+    live = [x[:SNIPPET] for x in lines if SUPERSEDED_MARK not in x and not _found(new, x)]
+    if live:
+        return "L", live
+    if any(SUPERSEDED_MARK in x for x in lines):
+        return "S", []
+    return ("R" if lines else "A"), []
+
+
+def _measure(scratch: Path) -> dict[str, Any]:
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+
+    from context.selectors import context_for_next
+    from office.services import office_create_with_team
+    from sessions.selectors import session_current
+
+    results: dict[str, Any] = {"vendor": connection.vendor, "transcripts": []}
+    for name in TRANSCRIPTS:
+        doc = json.loads((TRANSCRIPTS_DIR / f"{name}.questions.json").read_text("utf-8"))
+        raw = (TRANSCRIPTS_DIR / doc["transcript"]).read_text("utf-8")
+        lines = [json.loads(text) for text in raw.splitlines() if text.strip()]
+        owner = get_user_model().objects.create(username=f"retention-{name}")
+        office = office_create_with_team(owner=owner, name=f"Retention {name}")
+        kind = doc["channel_kind"]
+        channels = office.channels.filter(kind=kind)
+        if kind == "dm":
+            channels = channels.filter(employee__name=doc["employee"])
+        channel = channels.get()
+        envelope = _envelope(kind)
+        record: dict[str, Any] = {
+            "name": name,
+            "language": doc["language"],
+            "kind": kind,
+            "envelope": envelope,
+            "missions": len(lines),
+            "checkpoints": [],
+        }
+        done = 0
+        for checkpoint in CHECKPOINTS:
+            part = scratch / f"{name}-{done + 1}-{checkpoint}.jsonl"
+            part.write_text(
+                "".join(
+                    json.dumps(line, ensure_ascii=False) + "\n" for line in lines[done:checkpoint]
+                ),
+                encoding="utf-8",
+            )
+            started = time.perf_counter()
+            call_command(
+                "replay", str(part), channel=channel.pk, stdout=io.StringIO(), stderr=io.StringIO()
+            )
+            replay_seconds = time.perf_counter() - started
+            done = checkpoint
+            session = session_current(channel=channel)
+            assert session is not None
+            at = datetime.fromisoformat(lines[checkpoint - 1]["at"]) + timedelta(hours=2)
+            history = _history(lines[:checkpoint])
+            record["checkpoints"].append(
+                _probe(
+                    context_for_next,
+                    channel=channel,
+                    session=session,
+                    at=at,
+                    facts=[f for f in doc["facts"] if f["planted"] <= checkpoint],
+                    history=history,
+                    checkpoint=checkpoint,
+                    replay_seconds=replay_seconds,
+                )
+            )
+        results["transcripts"].append(record)
+    return results
+
+
+def _probe(
+    context_for_next: Any,
+    *,
+    channel: Any,
+    session: Any,
+    at: datetime,
+    facts: list[dict[str, Any]],
+    history: str,
+    checkpoint: int,
+    replay_seconds: float,
+) -> dict[str, Any]:
+    questions: list[dict[str, Any]] = []
+    reversed_live: dict[str, list[str]] = {}
+    reversed_state: dict[str, str] = {}
+    old_in_memory: dict[str, str] = {}
+    section_names: list[str] = []
+    largest = 0
+    started = time.perf_counter()
+    for fact in facts:
+        answer, old = fact["answer"], fact["old"]
+        for question in fact["questions"]:
+            context = context_for_next(
+                channel=channel, session=session, instruction=question["text"], at=at
+            )
+            text = "\n".join(m["content"] for m in context.messages)
+            total = context.total_chars
+            largest = max(largest, total)
+            sections = {s.name: s for s in context.sections}
+            for s in context.sections:
+                if s.name != "current" and s.name not in section_names:
+                    section_names.append(s.name)
+            entry: dict[str, Any] = {
+                "fact": fact["id"],
+                "kind": question["kind"],
+                "question": question["text"],
+                "answer": answer,
+                "hit": _found(answer, text),
+                "naive_hit": _found(answer, history[-total:]),
+                "sections": [
+                    n for n, s in sections.items() if n != "current" and _found(answer, s.text)
+                ],
+                "prompt_chars": total,
+            }
+            summary = sections["summary"].text if "summary" in sections else ""
+            if old is not None:
+                state, lines = _reversal_state(summary, old=old, new=answer)
+                reversed_state[fact["id"]] = state
+                if state == "L":
+                    reversed_live[fact["id"]] = lines
+                memory = sections["memory"].text if "memory" in sections else ""
+                for line in memory.splitlines():
+                    if _found(old, line) and not _found(answer, line):
+                        old_in_memory.setdefault(fact["id"], line.strip()[:SNIPPET])
+            if not entry["hit"]:
+                recall = sections.get("recall")
+                memory_text = sections["memory"].text if "memory" in sections else ""
+                entry["instead"] = {
+                    "recall_excerpt": _recall_excerpt(
+                        recall.text if recall else "", fact["planted"]
+                    ),
+                    "summary": _lines_about(summary, fact["topic"]),
+                    "memory": _lines_about(memory_text, fact["topic"]),
+                    "recall_seqs": recall.mission_seqs if recall is not None else [],
+                    "planted": fact["planted"],
+                    "old_present": [
+                        n for n, s in sections.items() if old is not None and _found(old, s.text)
+                    ],
+                    "section_chars": {n: s.chars for n, s in sections.items()},
+                }
+            questions.append(entry)
+    elapsed = time.perf_counter() - started
+    return {
+        "checkpoint": checkpoint,
+        "questions": questions,
+        "sections": section_names,
+        "reversed_state": reversed_state,
+        "reversed_live": reversed_live,
+        "old_in_memory": old_in_memory,
+        "largest_prompt": largest,
+        "replay_seconds": replay_seconds,
+        "assembly_ms": elapsed / max(len(questions), 1) * 1000,
+    }
+
+
+# --- the report (in the parent process) -------------------------------------------------
+
+
+def _share(rows: list[dict[str, Any]], key: str = "hit") -> float:
+    return sum(1 for r in rows if r[key]) / len(rows) if rows else 0.0
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:.0f}%"
+
+
+def _mark(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def _vs_tail(share: float, tail: float) -> tuple[str, bool]:
+    if tail == 0:
+        return ("∞" if share > 0 else "–"), share > 0
+    return f"{share / tail:.1f}×", share >= TARGET_VS_TAIL * tail
+
+
+SHORT = {
+    "system": "sys",
+    "summary": "summ",
+    "pending": "pend",
+    "recent": "recent",
+    "memory": "mem",
+    "recall": "recall",
+}
+
+
+def _where(records: list[dict[str, Any]], key: str) -> str:
+    """Facts listed under `key` at some checkpoint, as "fact@30,60"."""
+    seen: dict[str, list[int]] = {}
+    for r in records:
+        for cp in r["checkpoints"]:
+            for fact in cp[key]:
+                seen.setdefault(fact, []).append(cp["checkpoint"])
+    return " ".join(f"{f}@{','.join(map(str, cps))}" for f, cps in seen.items())
+
+
+def _worst(records: list[dict[str, Any]], pick: str) -> tuple[str, bool]:
+    """The checkpoint (of any of `records`) where `pick` ("reused", "para" or "tail")
+    fares worst, and whether it still meets its target."""
+    rows: list[tuple[float, str, str, int]] = []
+    for r in records:
+        for cp in r["checkpoints"]:
+            cq = cp["questions"]
+            if pick == "tail":
+                share, tail = _share(cq), _share(cq, "naive_hit")
+                ratio = share / tail if tail else (float("inf") if share else 0.0)
+                rows.append((ratio, _vs_tail(share, tail)[0], r["name"], cp["checkpoint"]))
+            else:
+                chosen = [q for q in cq if (q["kind"] == "reused") == (pick == "reused")]
+                rows.append((_share(chosen), _pct(_share(chosen)), r["name"], cp["checkpoint"]))
+    value, text, name, checkpoint = min(rows, key=lambda row: row[0])
+    where = f" {name}" if len(records) > 1 else ""
+    target = {"reused": TARGET_REUSED, "para": TARGET_PARAPHRASED, "tail": TARGET_VS_TAIL}[pick]
+    return f"{text} @{checkpoint}{where}", value >= target
+
+
+def _targets(records: list[dict[str, Any]]) -> dict[str, tuple[str, bool | None]]:
+    """Each target's value (text) and verdict (None: information only) over `records`:
+    over all their questions, and at the checkpoint where it fares worst."""
+    qs = [q for r in records for cp in r["checkpoints"] for q in cp["questions"]]
+    reused = [q for q in qs if q["kind"] == "reused"]
+    para = [q for q in qs if q["kind"] != "reused"]
+    particles = [q for q in qs if q["kind"] == "particles"]
+    share, tail = _share(qs), _share(qs, "naive_hit")
+    ratio_text, ratio_ok = _vs_tail(share, tail)
+    live = _where(records, "reversed_live")
+    in_memory = _where(records, "old_in_memory")
+    largest, envelope = max(
+        ((cp["largest_prompt"], r["envelope"]) for r in records for cp in r["checkpoints"]),
+        key=lambda pair: pair[0] / pair[1],
+    )
+
+    def count(rows: list[dict[str, Any]]) -> str:
+        return f"{sum(q['hit'] for q in rows)}/{len(rows)} {_pct(_share(rows))}" if rows else "–"
+
+    return {
+        f"words reused (>= {_pct(TARGET_REUSED)})": (
+            count(reused),
+            _share(reused) >= TARGET_REUSED,
+        ),
+        "  at the worst checkpoint": _worst(records, "reused"),
+        f"paraphrased (>= {_pct(TARGET_PARAPHRASED)})": (
+            count(para),
+            _share(para) >= TARGET_PARAPHRASED,
+        ),
+        "  at the worst checkpoint ": _worst(records, "para"),
+        "  other particles/endings (info)": (count(particles), None),
+        f"vs naive tail (>= {TARGET_VS_TAIL:.0f}×)": (
+            f"{_pct(share)}/{_pct(tail)} {ratio_text}",
+            ratio_ok,
+        ),
+        "  at the worst checkpoint  ": _worst(records, "tail"),
+        "reversed never live in summary": (live or "never", not live),
+        "  old value live in memory (info)": (in_memory or "never", None),
+        "largest prompt <= envelope": (f"{largest:,}/{envelope:,}", largest <= envelope),
+    }
+
+
+def print_report(all_results: list[dict[str, Any]]) -> None:
+    for results in all_results:
+        print(f"\n== retention on {results['vendor']} ==")
+        records = results["transcripts"]
+        for record in records:
+            _print_transcript(record)
+        columns = [(r["name"], _targets([r])) for r in records] + [("all", _targets(records))]
+        questions = sum(len(cp["questions"]) for r in records for cp in r["checkpoints"])
+        at = len(CHECKPOINTS)
+        print(f"\nsummary ({results['vendor']}, {questions} questions at {at} checkpoints)")
+        width = 32
+        print(f"  {'':<34}" + "".join(f"{name:<{width}}" for name, _ in columns))
+        for label in columns[0][1]:
+            cells = []
+            for _, targets in columns:
+                value, ok = targets[label]
+                cells.append(f"{value + ('' if ok is None else ' ' + _mark(ok)):<{width}}")
+            print(f"  {label:<34}" + "".join(cells))
+
+
+def _print_transcript(record: dict[str, Any]) -> None:
+    print(
+        f"\n{record['name']} ({record['language']}, {record['kind']} channel, "
+        f"{record['missions']} missions, envelope {record['envelope']:,} chars)"
+    )
+    names: list[str] = []
+    for cp in record["checkpoints"]:
+        names += [n for n in cp["sections"] if n not in names]
+    short = {n: SHORT.get(n, n[:6]) for n in names}
+    print(
+        f"{'after':>5} {'facts':>5} {'q':>3} {'all':>5} {'reused':>6} {'para':>5} "
+        f"{'tail':>5} {'×tail':>6} | "
+        + " ".join(f"{short[n]:>6}" for n in names)
+        + f" | {'max prompt':>10} {'env':>4} | {'replay s':>8} {'ms/q':>5} | reversed"
+    )
+    for cp in record["checkpoints"]:
+        qs = cp["questions"]
+        reused = [q for q in qs if q["kind"] == "reused"]
+        para = [q for q in qs if q["kind"] != "reused"]
+        share, tail = _share(qs), _share(qs, "naive_hit")
+        ratio_text, _ = _vs_tail(share, tail)
+        by_section = " ".join(
+            f"{_pct(sum(1 for q in qs if n in q['sections']) / len(qs)) if qs else '-':>6}"
+            for n in names
+        )
+        reversed_text = " ".join(f"{f}={state}" for f, state in cp["reversed_state"].items()) or "–"
+        facts = len({q["fact"] for q in qs})
+        print(
+            f"{cp['checkpoint']:>5} {facts:>5} {len(qs):>3} {_pct(share):>5} "
+            f"{_pct(_share(reused)):>6} {_pct(_share(para)):>5} {_pct(tail):>5} {ratio_text:>6} | "
+            f"{by_section} | {cp['largest_prompt']:>10,} "
+            f"{_mark(cp['largest_prompt'] <= record['envelope']):>4} | "
+            f"{cp['replay_seconds']:>8.1f} {cp['assembly_ms']:>5.0f} | {reversed_text}"
+        )
+    print(
+        "  (section columns: share of questions whose answer is in that section; reversed: "
+        "L live in the summary, S marked superseded, R named only where it is replaced, A absent)"
+    )
+    for cp in record["checkpoints"]:
+        for fact, lines in cp["reversed_live"].items():
+            for line in lines:
+                print(f"  @{cp['checkpoint']} reversed {fact!r} LIVE in the summary: {line}")
+        for fact, line in cp["old_in_memory"].items():
+            print(
+                f"  @{cp['checkpoint']} reversed {fact!r}, old value in the memory section: {line}"
+            )
+    misses = [
+        (cp["checkpoint"], q)
+        for cp in record["checkpoints"]
+        for q in cp["questions"]
+        if not q["hit"]
+    ]
+    if not misses:
+        print("  every answer was in the context")
+        return
+    print(f"  not found ({len(misses)}):")
+    for checkpoint, q in misses:
+        instead = q["instead"]
+        recalled = instead["recall_seqs"]
+        if instead["planted"] in recalled:
+            where = f"#{instead['planted']} recalled, but its excerpt misses the answer"
+        else:
+            where = f"#{instead['planted']} not recalled"
+        print(
+            f"  @{checkpoint} {q['fact']}/{q['kind']}: {q['question']!r} expects {q['answer']!r}: "
+            f"{where}; recall seqs {recalled or '[]'}"
+            + (
+                f"; old value in {', '.join(instead['old_present'])}"
+                if instead["old_present"]
+                else ""
+            )
+        )
+        if instead["recall_excerpt"]:
+            print(f"      recall: {instead['recall_excerpt']}")
+        for label in ("summary", "memory"):
+            for line in instead[label]:
+                print(f"      {label}: {line}")
+
+
+if __name__ == "__main__":
+    # SQLite unless told otherwise (per_database's own default is both).
+    if not any(a == "--database" or a.startswith("--database=") for a in sys.argv[1:]):
+        sys.argv[1:1] = ["--database", "sqlite"]
+    per_database.main(
+        script=__file__,
+        description=__doc__.split("\n\n")[0],
+        measure=run_one_database,
+        report=print_report,
+    )
