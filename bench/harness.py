@@ -1,25 +1,36 @@
-"""Shared machinery of the end-to-end benchmarks (bench/realtime.py, bench/load.py).
+"""Shared machinery of the end-to-end benchmarks (bench/realtime.py, bench/load.py,
+bench/concurrency.py).
 
-`Stack` brings up, on 127.0.0.1 only, everything a real deployment runs and tears it down
-again, bounded in time, even when the run fails:
+`Stack` brings up, on 127.0.0.1 only, everything a deployment runs and tears it down
+again, bounded in time, even when the run fails. Two runtimes (DESIGN.md §8):
 
-- a scratch PostgreSQL database with a unique name (dropped at the end, WITH (FORCE));
-- a dedicated Redis database index (refused when it already holds keys, flushed at the
-  start and at the end) for the channel layer and the Celery broker;
-- the local OpenAI-compatible server (`python -m tests.fake_openai`) in its own process;
-- `manage.py migrate`, then N users, each with an office (office_create_with_team), a
-  logged-in session cookie and, optionally, K finished missions already in the session of
-  the 1:1 channel the client will use (so that it crosses LONG_SESSION_MISSIONS during
-  the run) - done by this file run as a Django-configured subprocess (`setup`);
-- Daphne and W Celery workers (prefork), each waited for until ready (/healthz answers
-  200; every worker answers a Celery ping);
-- two sampling threads: peak RSS of every process started (VmHWM and VmRSS from
-  /proc/<pid>/status, Celery's prefork children included, plus the peak PSS of each
-  process tree) and peak connections to the scratch database (pg_stat_activity).
+- production (the default): a scratch PostgreSQL database with a unique name (dropped at
+  the end, WITH (FORCE)); a dedicated Redis database index (refused when it already holds
+  keys, flushed at the start and at the end) for the channel layer and the Celery broker;
+  Daphne; Celery workers for the two queues, as docker-compose.yml runs them: W `replies`
+  workers (`-Q replies`, threads by default, --concurrency 64, DATABASE_POOL_MAX 16) and
+  `background` workers (`-Q background`, threads, --concurrency 8);
+- embedded (`StackConfig.embedded`): Daphne alone, TASK_RUNNER=thread (the replies and
+  background lanes are thread pools inside the web process), a scratch SQLite file
+  (/tmp/<run id>.sqlite3, removed at the end, with its -wal and -shm), no REDIS_URL (the
+  in-memory channel layer); no Redis, no workers, no database connections to count.
 
-`run_clients` drives the WebSocket clients (one per user, on that user's 1:1 channel,
-one instruction at a time), `check_database` counts what was stored, and the `print_*`
-helpers render the tables both benchmarks print.
+In both: the local OpenAI-compatible server (`python -m tests.fake_openai`, counting its
+requests by kind at GET /_fake/stats) in its own process; `manage.py migrate`, then N
+users, each with an office (office_create_with_team), a logged-in session cookie and,
+optionally, K finished missions already in the session of the 1:1 channel the client
+will use - done by this file run as a Django-configured subprocess (`setup`). Daphne
+serves `bench.bench_asgi:application` (the office's application, plus a token-guarded
+hook to queue tasks by name and to see the embedded lanes drain). Every service is waited
+for until ready (/healthz answers 200; every worker answers a Celery ping), and can be
+restarted with another model delay or environment (`restart_services`) on the same
+database. Two sampling threads record the peak RSS of every process started (VmHWM and
+VmRSS from /proc/<pid>/status, children included, plus the peak PSS of each process tree)
+and the peak connections to the scratch PostgreSQL database (pg_stat_activity).
+
+`run_clients` / `drive_clients` drive the WebSocket clients (one per user, on that user's
+1:1 channel, one instruction at a time), `check_database` counts what was stored, and the
+`print_*` helpers render the tables the benchmarks print.
 
 Run directly only as the setup subprocess:  python bench/harness.py setup SPEC OUT
 """
@@ -41,7 +52,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -80,13 +91,28 @@ def free_port() -> int:
 # --- Configuration and fixtures ---------------------------------------------------------
 
 
+POOLS = ("threads", "prefork", "solo")
+HOOK_PREFIX = "/__bench__/"
+QUEUES = ("replies", "background")
+
+
 @dataclass
 class StackConfig:
     users: int
     # Finished missions already in each user's session, one entry per user.
     prefill: list[int]
+    # The embedded runtime: Daphne alone, thread lanes, SQLite, in-memory channel layer.
+    embedded: bool = False
+    # Celery workers of the `replies` queue (production only).
     workers: int = 1
-    concurrency: int = 2
+    pool: str = "threads"
+    concurrency: int = 64
+    # DATABASE_POOL_MAX of each replies worker (docker-compose.yml: 16).
+    replies_pool_max: int = 16
+    # Celery workers of the `background` queue (production only).
+    background_workers: int = 1
+    background_pool: str = "threads"
+    background_concurrency: int = 8
     delay_ms: float = 0.0
     redis_db: int = 11
     redis_force: bool = False
@@ -98,6 +124,12 @@ class StackConfig:
     def __post_init__(self) -> None:
         if len(self.prefill) != self.users:
             raise ValueError("prefill needs one entry per user")
+        if self.pool not in POOLS or self.background_pool not in POOLS:
+            raise ValueError(f"pools are one of {POOLS}")
+
+    @property
+    def runtime(self) -> str:
+        return "embedded" if self.embedded else "production"
 
 
 @dataclass(frozen=True)
@@ -117,6 +149,8 @@ class Proc:
     name: str
     popen: subprocess.Popen[bytes]
     log_path: Path
+    # Stopped and reaped by the harness: its process group id may belong to someone else.
+    stopped: bool = False
 
 
 # --- Sampling: peak RSS of the process trees, peak database connections ------------------
@@ -164,6 +198,28 @@ def _pss_kib(pid: int) -> int:
     return 0
 
 
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of a process and its live descendants so far."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children = _proc_children()
+    pending: list[int] = [root]
+    seen: set[int] = set()
+    total = 0.0
+    while pending and len(seen) < 1000:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        pending.extend(children.get(pid, []))
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 @dataclass
 class PidPeak:
     pid: int
@@ -183,7 +239,7 @@ class TreePeak:
 class Sampler:
     """Samples the process trees and pg_stat_activity until stopped (bounded by max_seconds)."""
 
-    def __init__(self, *, pg_url: str, database: str, max_seconds: float) -> None:
+    def __init__(self, *, pg_url: str | None, database: str, max_seconds: float) -> None:
         self.pg_url = pg_url
         self.database = database
         self.max_seconds = max_seconds
@@ -201,13 +257,30 @@ class Sampler:
     def watch(self, name: str, pid: int) -> None:
         with self._lock:
             self._roots[name] = pid
-            self.trees.setdefault(name, TreePeak(name=name))
+            self.trees[name] = TreePeak(name=name)
 
     def start(self) -> None:
-        for target, name in ((self._rss_loop, "rss"), (self._pg_loop, "pg")):
+        loops: list[tuple[Callable[[], None], str]] = [(self._rss_loop, "rss")]
+        if self.pg_url is not None:
+            loops.append((self._pg_loop, "pg"))
+        for target, name in loops:
             thread = threading.Thread(target=target, name=f"bench-sampler-{name}", daemon=True)
             thread.start()
             self._threads.append(thread)
+
+    def reset(self) -> None:
+        """Forget the peaks so far: the next figures are those of one phase."""
+        with self._lock:
+            self.trees = {name: TreePeak(name=name) for name in self._roots}
+            self.peak_connections = 0
+            self.peak_active = 0
+            self.connection_samples = 0
+            self.rss_samples = 0
+
+    def forget(self, name: str) -> None:
+        """Stop watching a process tree (a service that was stopped)."""
+        with self._lock:
+            self._roots.pop(name, None)
 
     def stop(self) -> None:
         self._stop.set()
@@ -217,9 +290,12 @@ class Sampler:
     def sample_rss(self) -> None:
         with self._lock:
             roots = dict(self._roots)
+            trees = dict(self.trees)
         children = _proc_children()
         for name, root in roots.items():
-            tree = self.trees[name]
+            tree = trees.get(name)
+            if tree is None:
+                continue
             pending: list[int] = [root]
             seen: set[int] = set()
             total_rss = total_pss = 0
@@ -256,6 +332,7 @@ class Sampler:
     def _pg_loop(self) -> None:
         import psycopg
 
+        assert self.pg_url is not None
         deadline = time.monotonic() + self.max_seconds
         try:
             conn = psycopg.connect(self.pg_url, autocommit=True, connect_timeout=5)
@@ -286,7 +363,8 @@ class Sampler:
 
 class Stack:
     """Everything the benchmark runs against. Use as a context manager: whatever happens
-    inside, every process is stopped, the scratch database dropped and Redis flushed."""
+    inside, every process is stopped, the scratch database dropped (or the SQLite file
+    removed) and Redis flushed."""
 
     def __init__(self, config: StackConfig, *, max_seconds: float) -> None:
         self.config = config
@@ -294,24 +372,39 @@ class Stack:
         token = secrets.token_hex(3)
         self.run_id = f"{config.label}_{os.getpid()}_{token}"
         self.db_name = f"bench_{self.run_id}".lower()
-        base = urlsplit(config.pg_url)
-        self.db_url = base._replace(path=f"/{self.db_name}").geturl()
+        self.sqlite_path: Path | None = None
+        if config.embedded:
+            self.sqlite_path = Path(f"/tmp/{self.db_name}.sqlite3")
+            self.db_url = f"sqlite:///{self.sqlite_path}"
+        else:
+            base = urlsplit(config.pg_url)
+            self.db_url = base._replace(path=f"/{self.db_name}").geturl()
         self.redis_url = f"redis://127.0.0.1:6379/{config.redis_db}"
         self.log_dir = Path(f"/tmp/{self.run_id}")
+        # Every process ever started (stopped ones included: their logs are read at the end).
         self.procs: list[Proc] = []
         self.users: list[UserFixture] = []
         self.fake_url = ""
         self.http_port = 0
         self.worker_names: list[str] = []
         self.sampler: Sampler | None = None
+        self.hook_token = secrets.token_hex(16)
+        self.generation = 0
+        self.delay_ms = config.delay_ms
+        self.service_env: dict[str, str] = {}
         self._db_created = False
         self._redis_used = False
         self._failed = False
 
+    @property
+    def embedded(self) -> bool:
+        return self.config.embedded
+
     # -- lifecycle
 
     def __enter__(self) -> Stack:
-        _require_loopback(self.config.pg_url, "the PostgreSQL URL")
+        if not self.embedded:
+            _require_loopback(self.config.pg_url, "the PostgreSQL URL")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
             self._start()
@@ -328,51 +421,83 @@ class Stack:
 
     def _start(self) -> None:
         started = time.monotonic()
-        self._redis_prepare()
+        if not self.embedded:
+            self._redis_prepare()
         self._create_database()
-        self._start_fake_model()
         self._migrate()
         self._setup_users()
         self.sampler = Sampler(
-            pg_url=self.config.pg_url, database=self.db_name, max_seconds=self.max_seconds
+            pg_url=None if self.embedded else self.config.pg_url,
+            database=self.db_name,
+            max_seconds=self.max_seconds,
         )
         self.sampler.start()
-        self.sampler.watch("fake model", self.procs[0].popen.pid)
+        self.start_services()
+        log(
+            f"{self.config.runtime} stack ready in {time.monotonic() - started:.1f} s "
+            f"(logs in {self.log_dir})"
+        )
+
+    def start_services(self) -> None:
+        """The model server, Daphne and (production) the workers, waited for until ready."""
+        self.generation += 1
+        self._start_fake_model()
         self._start_daphne()
-        self._start_workers()
+        if not self.embedded:
+            self._start_workers()
         self._wait_ready()
-        log(f"stack ready in {time.monotonic() - started:.1f} s (logs in {self.log_dir})")
+
+    def restart_services(
+        self, *, delay_ms: float | None = None, env: dict[str, str] | None = None
+    ) -> None:
+        """Stop every service and start them again on the same database, with another model
+        delay and/or extra environment (e.g. FOLD_BATCH). Redis is flushed in between."""
+        self.stop_services()
+        if not self.embedded:
+            self._redis_flush()
+        if delay_ms is not None:
+            self.delay_ms = delay_ms
+        if env is not None:
+            self.service_env = dict(env)
+        self.start_services()
 
     def mark_failed(self) -> None:
         """Keep the logs when the run closes."""
         self._failed = True
 
-    def stop_services(self) -> None:
-        """Stop Daphne and the workers (the model server too), bounded: SIGTERM, then
-        SIGKILL to the process group after a grace period."""
-        if self.sampler is not None:
-            with contextlib.suppress(Exception):
-                self.sampler.sample_rss()
-        for proc in reversed(self.procs):
+    def stop_procs(self, procs: list[Proc]) -> None:
+        """Stop these processes, bounded: SIGTERM, then SIGKILL to each one's process group
+        after a grace period (prefork children a killed main process would orphan)."""
+        live = [proc for proc in procs if not proc.stopped]
+        for proc in reversed(live):
             if proc.popen.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
                     proc.popen.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + 20
-        for proc in reversed(self.procs):
+        for proc in reversed(live):
             remaining = max(0.1, deadline - time.monotonic())
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.popen.wait(timeout=remaining)
-            # The group: prefork children a killed main process would otherwise orphan.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.popen.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.popen.wait(timeout=5)
+            proc.stopped = proc.popen.poll() is not None
+            if self.sampler is not None:
+                self.sampler.forget(proc.name)
+
+    def stop_services(self) -> None:
+        """Stop Daphne, the workers and the model server (a last RSS sample first)."""
         if self.sampler is not None:
-            self.sampler.stop()
+            with contextlib.suppress(Exception):
+                self.sampler.sample_rss()
+        self.stop_procs(self.procs)
 
     def close(self) -> None:
         try:
             self.stop_services()
+            if self.sampler is not None:
+                self.sampler.stop()
         finally:
             try:
                 self._drop_database()
@@ -421,21 +546,28 @@ class Stack:
             log(f"could not flush Redis DB {self.config.redis_db}: {exc!r}")
 
     def queue_idle(self) -> bool:
-        """No task waiting in the broker and none delivered but unacknowledged."""
+        """No task waiting and none running: in production, nothing in the two queues (or
+        their priority variants) and nothing delivered but unacknowledged (tasks are
+        acknowledged late, after they ran); embedded, the web process's lanes are empty."""
+        if self.embedded:
+            return int(self.hook("GET", "pending")["pending"]) == 0
         client = self._redis_client()
         try:
-            # The queue and its priority variants are lists; task results are strings.
-            waiting = sum(
-                int(client.llen(key))
-                for key in client.scan_iter("celery*", count=1000, _type="list")
-            )
+            waiting = 0
+            for queue in QUEUES:
+                for key in client.scan_iter(f"{queue}*", count=1000, _type="list"):
+                    waiting += int(client.llen(key))
             return waiting == 0 and int(client.hlen("unacked")) == 0
         finally:
             client.close()
 
-    # -- PostgreSQL
+    # -- The scratch database
 
     def _create_database(self) -> None:
+        if self.sqlite_path is not None:
+            self._db_created = True
+            log(f"scratch SQLite database {self.sqlite_path}")
+            return
         import psycopg
         from psycopg import sql
 
@@ -446,6 +578,12 @@ class Stack:
 
     def _drop_database(self) -> None:
         if not self._db_created:
+            return
+        if self.sqlite_path is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(FileNotFoundError):
+                    Path(f"{self.sqlite_path}{suffix}").unlink()
+            self._db_created = False
             return
         import psycopg
         from psycopg import sql
@@ -461,10 +599,22 @@ class Stack:
         except Exception as exc:
             log(f"could not drop {self.db_name}: {exc!r}")
 
-    def connect_scratch(self) -> Any:
-        import psycopg
+    @contextlib.contextmanager
+    def scratch(self) -> Iterator[ScratchDb]:
+        """A connection to the scratch database (read by the checks)."""
+        if self.sqlite_path is not None:
+            import sqlite3
 
-        return psycopg.connect(self.db_url, autocommit=True, connect_timeout=10)
+            conn = sqlite3.connect(str(self.sqlite_path), timeout=30)
+            try:
+                yield ScratchDb(conn, sqlite=True)
+            finally:
+                conn.close()
+        else:
+            import psycopg
+
+            with psycopg.connect(self.db_url, autocommit=True, connect_timeout=10) as pg:
+                yield ScratchDb(pg, sqlite=False)
 
     # -- processes
 
@@ -486,38 +636,49 @@ class Stack:
                 "ALLOWED_HOSTS",
                 "OFFICE_ENV",
                 "DJANGO_SETTINGS_MODULE",
+                "DATABASE_POOL_MAX",
+                "REPLY_CONCURRENCY",
+                "BACKGROUND_CONCURRENCY",
+                "FOLD_BATCH",
             )
         }
         env.update(
             {
                 "DJANGO_SETTINGS_MODULE": "config.settings",
                 "DATABASE_URL": self.db_url,
-                "REDIS_URL": self.redis_url,
-                "TASK_RUNNER": "celery",
                 "LLM_PROVIDER": "openai",
                 "OPENAI_API_KEY": "sk-fake",
                 "OPENAI_MODEL": "fake-model",
                 "ALLOWED_HOSTS": "127.0.0.1,localhost",
                 "DEBUG": "0",
-                "LOG_LEVEL": "WARNING",
+                "LOG_LEVEL": "warning",
                 "NO_PROXY": "127.0.0.1,localhost",
                 "no_proxy": "127.0.0.1,localhost",
                 "PYTHONUNBUFFERED": "1",
+                "BENCH_HOOK_TOKEN": self.hook_token,
             }
         )
+        if self.embedded:
+            env["TASK_RUNNER"] = "thread"
+        else:
+            env["REDIS_URL"] = self.redis_url
+            env["TASK_RUNNER"] = "celery"
         if self.fake_url:
             env["OPENAI_BASE_URL"] = self.fake_url
         env.update(self.config.extra_env)
+        env.update(self.service_env)
         return env
 
-    def _spawn(self, name: str, argv: list[str]) -> Proc:
-        log_path = self.log_dir / f"{name.replace(' ', '-')}.log"
+    def spawn(self, name: str, argv: list[str], *, env: dict[str, str] | None = None) -> Proc:
+        """Start a process of this run (stopped with the stack), logging to its own file."""
+        suffix = f"-{self.generation}" if self.generation > 1 else ""
+        log_path = self.log_dir / f"{name.replace(' ', '-')}{suffix}.log"
         handle = open(log_path, "wb")  # noqa: SIM115 - the child keeps it; closed below
         try:
             popen = subprocess.Popen(
                 argv,
                 cwd=ROOT,
-                env=self.env(),
+                env={**self.env(), **(env or {})},
                 stdin=subprocess.DEVNULL,
                 stdout=handle,
                 stderr=subprocess.STDOUT,
@@ -553,7 +714,7 @@ class Stack:
         log(f"{name} done in {time.monotonic() - started:.1f} s")
 
     def _start_fake_model(self) -> None:
-        proc = self._spawn(
+        proc = self.spawn(
             "fake model",
             [
                 PYTHON,
@@ -562,7 +723,7 @@ class Stack:
                 "--port",
                 str(free_port()),
                 "--delay-ms",
-                str(self.config.delay_ms),
+                str(self.delay_ms),
             ],
         )
         deadline = time.monotonic() + 30
@@ -570,12 +731,41 @@ class Stack:
             first = proc.log_path.read_text(errors="replace").splitlines()
             if first and first[0].startswith("http://127.0.0.1:"):
                 self.fake_url = first[0].strip()
-                log(f"fake model at {self.fake_url} (delay {self.config.delay_ms:g} ms)")
+                log(f"fake model at {self.fake_url} (delay {self.delay_ms:g} ms)")
                 return
             if proc.popen.poll() is not None:
                 break
             time.sleep(0.05)
         raise BenchError(f"the fake model server did not start: {_tail(proc.log_path)}")
+
+    def model_stats(self) -> dict[str, Any]:
+        """The model server's request counts: requests, in_flight, by_kind."""
+        base = urlsplit(self.fake_url)
+        url = f"{base.scheme}://{base.netloc}/_fake/stats"
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(url, timeout=10) as response:
+            return dict(json.loads(response.read()))
+
+    def hook(self, method: str, name: str, payload: dict[str, Any] | None = None) -> Any:
+        """Call the benchmark hook of the web process (bench/bench_asgi.py)."""
+        data = None if payload is None else json.dumps(payload).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.http_port}{HOOK_PREFIX}{name}",
+            data=data,
+            method=method,
+            headers={"X-Bench-Token": self.hook_token, "Content-Type": "application/json"},
+        )
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(request, timeout=60) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            raise BenchError(f"bench hook {name}: {exc.code} {exc.read()[:300]!r}") from exc
+
+    def queue_tasks(self, task: str, arg_lists: list[list[Any]]) -> int:
+        """Queue `task` once per argument list inside the web process, by name, exactly as a
+        service does (config.celery.queue_task): the embedded lanes, or the broker."""
+        return int(self.hook("POST", "queue", {"task": task, "args": arg_lists})["queued"])
 
     def _migrate(self) -> None:
         self._run_step("migrate", [PYTHON, "manage.py", "migrate", "--noinput"], timeout=300)
@@ -587,7 +777,7 @@ class Stack:
         self._run_step(
             "setup",
             [PYTHON, str(Path(__file__).resolve()), "setup", str(spec_path), str(out_path)],
-            timeout=600,
+            timeout=900,
         )
         self.users = [UserFixture(**row) for row in json.loads(out_path.read_text())]
         log(
@@ -597,7 +787,7 @@ class Stack:
 
     def _start_daphne(self) -> None:
         self.http_port = free_port()
-        self._spawn(
+        self.spawn(
             "daphne",
             [
                 str(VENV_BIN / "daphne"),
@@ -605,42 +795,61 @@ class Stack:
                 "127.0.0.1",
                 "-p",
                 str(self.http_port),
-                "config.asgi:application",
+                "bench.bench_asgi:application",
             ],
         )
 
+    def _worker_argv(self, queue: str, pool: str, concurrency: int, node: str) -> list[str]:
+        return [
+            str(VENV_BIN / "celery"),
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            queue,
+            f"--pool={pool}",
+            f"--concurrency={concurrency}",
+            "-n",
+            node,
+            "--loglevel=WARNING",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+
     def _start_workers(self) -> None:
-        for number in range(1, self.config.workers + 1):
-            node = f"w{number}.{self.run_id}@127.0.0.1"
-            self.worker_names.append(node)
-            self._spawn(
-                f"worker {number}",
-                [
-                    str(VENV_BIN / "celery"),
-                    "-A",
-                    "config",
-                    "worker",
-                    "--pool=prefork",
-                    f"--concurrency={self.config.concurrency}",
-                    "-Q",
-                    "celery",
-                    "-n",
-                    node,
-                    "--loglevel=WARNING",
-                    "--without-gossip",
-                    "--without-mingle",
-                ],
-            )
+        config = self.config
+        self.worker_names = []
+        lanes = (
+            ("replies", config.workers, config.pool, config.concurrency),
+            (
+                "background",
+                config.background_workers,
+                config.background_pool,
+                config.background_concurrency,
+            ),
+        )
+        for queue, count, pool, concurrency in lanes:
+            for number in range(1, count + 1):
+                node = f"{queue}{number}.{self.run_id}@127.0.0.1"
+                self.worker_names.append(node)
+                env = {}
+                if queue == "replies":
+                    env["DATABASE_POOL_MAX"] = str(config.replies_pool_max)
+                self.spawn(
+                    f"{queue} worker {number}",
+                    self._worker_argv(queue, pool, concurrency, node),
+                    env=env,
+                )
 
     def _check_alive(self) -> None:
         for proc in self.procs:
+            if proc.stopped:
+                continue
             code = proc.popen.poll()
             if code is not None:
                 raise BenchError(f"{proc.name} exited with {code}: {_tail(proc.log_path)}")
 
     def _wait_ready(self) -> None:
-        from celery import Celery
-
         deadline = time.monotonic() + 90
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         url = f"http://127.0.0.1:{self.http_port}/healthz"
@@ -660,6 +869,10 @@ class Stack:
         if not healthy:
             raise BenchError(f"Daphne never answered /healthz with 200 (last: {last})")
         log(f"daphne ready on 127.0.0.1:{self.http_port}")
+        if self.embedded:
+            return
+        from celery import Celery
+
         app = Celery("bench-ping", broker=self.redis_url)
         try:
             pending = set(self.worker_names)
@@ -671,11 +884,53 @@ class Stack:
                 raise BenchError(f"workers never answered a ping: {sorted(pending)}")
         finally:
             app.close()
-        log(f"{len(self.worker_names)} worker(s) ready, concurrency {self.config.concurrency}")
+        log(f"{len(self.worker_names)} worker(s) ready: {self.workers_summary()}")
+
+    def workers_summary(self) -> str:
+        config = self.config
+        if self.embedded:
+            replies = self.env().get("REPLY_CONCURRENCY") or "64"
+            background = self.env().get("BACKGROUND_CONCURRENCY") or "2"
+            return (
+                f"tasks in the web process: replies lane {replies} threads, "
+                f"background lane {background} threads"
+            )
+        return (
+            f"{config.workers} replies worker(s) --pool={config.pool} "
+            f"--concurrency={config.concurrency} (DATABASE_POOL_MAX {config.replies_pool_max}), "
+            f"{config.background_workers} background worker(s) --pool={config.background_pool} "
+            f"--concurrency={config.background_concurrency}"
+        )
+
+    def start_echo(self) -> tuple[Proc, int]:
+        """Daphne serving the bare Channels echo (bench/echo_asgi.py); stop it with
+        `stop_procs([proc])`. Returns the process and its port once it accepts connections."""
+        port = free_port()
+        proc = self.spawn(
+            "echo daphne",
+            [
+                str(VENV_BIN / "daphne"),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "bench.echo_asgi:application",
+            ],
+            env={"DJANGO_SETTINGS_MODULE": ""},
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if proc.popen.poll() is not None:
+                break
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                log(f"echo daphne ready on 127.0.0.1:{port}")
+                return proc, port
+            time.sleep(0.1)
+        raise BenchError(f"the echo server did not start: {_tail(proc.log_path)}")
 
     def wait_queue_idle(self, timeout: float) -> bool:
-        """Wait until the broker has been idle for two polls in a row (tasks that follow a
-        reply, like the long-session check, may still be running)."""
+        """Wait until no task waits or runs for two polls in a row (tasks that follow a
+        reply, like the long-session check, folds and extraction, may still be running)."""
         deadline = time.monotonic() + timeout
         idle_in_a_row = 0
         while time.monotonic() < deadline:
@@ -692,23 +947,43 @@ class Stack:
             code = proc.popen.poll()
             if code is not None and code not in (0, -signal.SIGTERM, -signal.SIGKILL):
                 failures.append(f"{proc.name} exited with {code}")
-            text = proc.log_path.read_text(errors="replace")
+            try:
+                text = proc.log_path.read_text(errors="replace")
+            except OSError:
+                continue
             errors = Counter(
                 line.split(" ", 2)[-1][:200]
                 for line in text.splitlines()
-                if " ERROR " in line or " CRITICAL " in line
+                if " ERROR " in line or " CRITICAL " in line or "Traceback" in line
             )
             for line, count in errors.most_common(5):
                 failures.append(f"{proc.name}: {count} x {line}")
         return failures
 
-    def task_results(self) -> int:
-        """Celery tasks run so far: each one leaves a result in the result backend."""
-        client = self._redis_client()
-        try:
-            return sum(1 for _ in client.scan_iter("celery-task-meta-*", count=1000))
-        finally:
-            client.close()
+
+class ScratchDb:
+    """Queries written once for both databases: `%s` placeholders (a list parameter
+    expands in place, for `IN (%s)`), `{strpos}` for the substring position function."""
+
+    def __init__(self, conn: Any, *, sqlite: bool) -> None:
+        self.conn = conn
+        self.sqlite = sqlite
+
+    def rows(self, query: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        mark = "?" if self.sqlite else "%s"
+        parts = query.replace("{strpos}", "instr" if self.sqlite else "strpos").split("%s")
+        if len(parts) != len(params) + 1:
+            raise ValueError("one parameter per %s")
+        text, values = parts[0], []
+        for param, part in zip(params, parts[1:], strict=True):
+            if isinstance(param, list):
+                text += ", ".join([mark] * len(param)) or "NULL"
+                values.extend(param)
+            else:
+                text += mark
+                values.append(param)
+            text += part
+        return list(self.conn.execute(text, values).fetchall())
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -856,6 +1131,7 @@ async def _client(
     release: asyncio.Event,
     per_instruction_timeout: float,
     linger: float,
+    between: Callable[[], None] | None = None,
 ) -> None:
     from websockets.asyncio.client import connect
     from websockets.typing import Origin
@@ -884,6 +1160,8 @@ async def _client(
             try:
                 await go.wait()
                 for number in range(count):
+                    if number and between is not None:
+                        await asyncio.to_thread(between)
                     client_id = f"{CLIENT_ID_PREFIX}{run_token}-{user.index}-{number}"
                     item = Instruction(client_id=client_id)
                     state.by_client_id[client_id] = item
@@ -934,19 +1212,23 @@ async def _client(
         sent_all.set()
 
 
-async def _run_clients(
-    stack: Stack,
+async def _drive_clients(
     *,
+    port: int,
+    users: list[UserFixture],
     instructions: int,
     per_instruction_timeout: float,
     phase_timeout: float,
     linger: float,
+    wait_idle: Callable[[float], bool] | None,
+    before_go: Callable[[], None] | None,
+    between: Callable[[], None] | None = None,
 ) -> ClientsOutcome:
-    ws_url = f"ws://127.0.0.1:{stack.http_port}"
-    origin = f"http://127.0.0.1:{stack.http_port}"
+    ws_url = f"ws://127.0.0.1:{port}"
+    origin = f"http://127.0.0.1:{port}"
     run_token = secrets.token_hex(3)
     go, release = asyncio.Event(), asyncio.Event()
-    runs = [ClientRun(user=user) for user in stack.users]
+    runs = [ClientRun(user=user) for user in users]
     connected = [asyncio.Event() for _ in runs]
     sent_all = [asyncio.Event() for _ in runs]
     tasks = [
@@ -963,17 +1245,20 @@ async def _run_clients(
                 release=release,
                 per_instruction_timeout=per_instruction_timeout,
                 linger=linger,
+                between=between,
             )
         )
         for n, run in enumerate(runs)
     ]
     phase_deadline = time.monotonic() + phase_timeout
-    queue_idle = False
+    queue_idle = wait_idle is None
     started = finished = time.perf_counter()
     try:
         await asyncio.wait_for(asyncio.gather(*(event.wait() for event in connected)), timeout=120)
         failed = [run for run in runs if run.failure]
         log(f"{len(runs) - len(failed)} of {len(runs)} clients connected")
+        if before_go is not None:
+            await asyncio.to_thread(before_go)
         started = time.perf_counter()
         go.set()
         remaining = max(1.0, phase_deadline - time.monotonic())
@@ -986,9 +1271,10 @@ async def _run_clients(
         done_times = [i.done for run in runs for i in run.instructions if i.done is not None]
         finished = max(done_times) if done_times else time.perf_counter()
         log(f"all clients finished after {time.perf_counter() - started:.1f} s; draining")
-        queue_idle = await asyncio.to_thread(stack.wait_queue_idle, 60.0)
-        if not queue_idle:
-            log("the broker queue did not drain within 60 s")
+        if wait_idle is not None:
+            queue_idle = await asyncio.to_thread(wait_idle, 120.0)
+            if not queue_idle:
+                log("the task queues did not drain within 120 s")
     finally:
         release.set()
         try:
@@ -1002,6 +1288,38 @@ async def _run_clients(
     return ClientsOutcome(runs=runs, started=started, finished=finished, queue_idle=queue_idle)
 
 
+def drive_clients(
+    *,
+    port: int,
+    users: list[UserFixture],
+    instructions: int,
+    per_instruction_timeout: float,
+    phase_timeout: float,
+    linger: float = 0.0,
+    wait_idle: Callable[[float], bool] | None = None,
+    before_go: Callable[[], None] | None = None,
+    between: Callable[[], None] | None = None,
+) -> ClientsOutcome:
+    """Connect one client per user to the server on `port`, start them together (after
+    `before_go`, run once every client is connected), wait for every reply, then keep the
+    sockets open until `wait_idle` says the server's tasks have drained (and at least
+    `linger` seconds after each client's last reply). `between` runs (in a thread) before
+    each instruction but the first, e.g. to wait until the server is idle again."""
+    return asyncio.run(
+        _drive_clients(
+            port=port,
+            users=users,
+            instructions=instructions,
+            per_instruction_timeout=per_instruction_timeout,
+            phase_timeout=phase_timeout,
+            linger=linger,
+            wait_idle=wait_idle,
+            before_go=before_go,
+            between=between,
+        )
+    )
+
+
 def run_clients(
     stack: Stack,
     *,
@@ -1009,18 +1327,20 @@ def run_clients(
     per_instruction_timeout: float,
     phase_timeout: float,
     linger: float = 0.0,
+    users: list[UserFixture] | None = None,
+    before_go: Callable[[], None] | None = None,
 ) -> ClientsOutcome:
-    """Connect one client per user, start them together, wait for every reply, then keep
-    the sockets open until the broker queue has drained (and at least `linger` seconds
-    after each client's last reply)."""
-    return asyncio.run(
-        _run_clients(
-            stack,
-            instructions=instructions,
-            per_instruction_timeout=per_instruction_timeout,
-            phase_timeout=phase_timeout,
-            linger=linger,
-        )
+    """`drive_clients` against the stack's Daphne, for its users (or the ones given),
+    draining the stack's task queues at the end."""
+    return drive_clients(
+        port=stack.http_port,
+        users=stack.users if users is None else users,
+        instructions=instructions,
+        per_instruction_timeout=per_instruction_timeout,
+        phase_timeout=phase_timeout,
+        linger=linger,
+        wait_idle=stack.wait_queue_idle,
+        before_go=before_go,
     )
 
 
@@ -1117,32 +1437,42 @@ class DatabaseCheck:
         )
 
 
-def check_database(stack: Stack, *, sent: dict[int, int], threshold: int = 20) -> DatabaseCheck:
+def check_database(
+    stack: Stack,
+    *,
+    sent: dict[int, int],
+    threshold: int = 20,
+    users: list[UserFixture] | None = None,
+) -> DatabaseCheck:
     """Count, per client channel, the missions, replies and notices the run stored.
 
     `sent` is the number of instructions each channel's client sent (a client whose socket
-    the server closed sends fewer; that is reported as a client-side problem, not here)."""
-    channel_ids = [u.channel_id for u in stack.users]
+    the server closed sends fewer; that is reported as a client-side problem, not here).
+    `users` narrows the check to the users of one phase (default: all of the stack's);
+    missions in a channel of none of the stack's users count as doubled."""
+    checked = stack.users if users is None else users
+    channel_ids = [u.channel_id for u in checked]
+    all_channel_ids = [u.channel_id for u in stack.users]
     by_channel = {
-        u.channel_id: ChannelCheck(user=u, expected=sent.get(u.channel_id, 0)) for u in stack.users
+        u.channel_id: ChannelCheck(user=u, expected=sent.get(u.channel_id, 0)) for u in checked
     }
     prefix = CLIENT_ID_PREFIX + "%"
-    with stack.connect_scratch() as conn:
-        rows = conn.execute(
+    with stack.scratch() as db:
+        rows = db.rows(
             """
             SELECT m.id, m.channel_id, m.client_id, m.status, length(m.reply),
-                   strpos(m.reply, m.instruction) > 0,
+                   {strpos}(m.reply, m.instruction) > 0,
                    (SELECT count(*) FROM missions_message x
                      WHERE x.mission_id = m.id AND x.kind = 'employee'),
                    (SELECT count(*) FROM missions_message x
                      WHERE x.mission_id = m.id AND x.kind = 'user')
               FROM missions_mission m
-             WHERE m.channel_id = ANY(%s) AND m.client_id LIKE %s
+             WHERE m.channel_id IN (%s) AND m.client_id LIKE %s
             """,
             (channel_ids, prefix),
-        ).fetchall()
+        )
         client_ids: dict[int, Counter[str]] = defaultdict(Counter)
-        for mission, channel, client_id, status, reply_len, echoes, replies, users in rows:
+        for mission, channel, client_id, status, reply_len, echoes, replies, users_ in rows:
             check = by_channel[channel]
             check.found += 1
             client_ids[channel][client_id] += 1
@@ -1155,56 +1485,58 @@ def check_database(stack: Stack, *, sent: dict[int, int], threshold: int = 20) -
                 # a reply without its own instruction answered some other mission.
                 check.foreign_replies += 1
             check.reply_counts[mission] = int(replies)
-            check.instruction_counts[mission] = int(users)
+            check.instruction_counts[mission] = int(users_)
         for channel, counter in client_ids.items():
             by_channel[channel].duplicate_client_ids = sum(n - 1 for n in counter.values())
-        others = conn.execute(
+        others = db.rows(
             """
             SELECT channel_id, count(*) FROM missions_mission
-             WHERE channel_id = ANY(%s) AND client_id NOT LIKE %s
+             WHERE channel_id IN (%s) AND client_id NOT LIKE %s
              GROUP BY channel_id
             """,
             (channel_ids, prefix),
-        ).fetchall()
+        )
         for channel, count in others:
             check = by_channel[channel]
             # The pre-filled missions are expected; anything more was not sent by a client.
             check.other_missions = max(0, int(count) - check.user.prefill)
-        for channel, mission_count, sessions in conn.execute(
+        for channel, mission_count, sessions in db.rows(
             """
             SELECT channel_id, sum(mission_count), count(*) FROM chat_sessions_chatsession
-             WHERE channel_id = ANY(%s) GROUP BY channel_id
+             WHERE channel_id IN (%s) GROUP BY channel_id
             """,
             (channel_ids,),
-        ).fetchall():
+        ):
             by_channel[channel].mission_count = int(mission_count)
             by_channel[channel].sessions = int(sessions)
-        for channel, count in conn.execute(
+        for channel, count in db.rows(
             """
             SELECT channel_id, count(*) FROM missions_message
-             WHERE channel_id = ANY(%s) AND kind = 'notice' GROUP BY channel_id
+             WHERE channel_id IN (%s) AND kind = 'notice' GROUP BY channel_id
             """,
             (channel_ids,),
-        ).fetchall():
+        ):
             by_channel[channel].notices = int(count)
-        elsewhere_row = conn.execute(
-            "SELECT count(*) FROM missions_mission WHERE NOT (channel_id = ANY(%s))",
+        elsewhere_rows = db.rows(
+            "SELECT count(*) FROM missions_mission WHERE NOT (channel_id IN (%s))",
+            (all_channel_ids,),
+        )
+        failed_rows = db.rows(
+            "SELECT count(*) FROM missions_mission WHERE status = 'failed' AND channel_id IN (%s)",
             (channel_ids,),
-        ).fetchone()
-        failed_row = conn.execute(
-            "SELECT count(*) FROM missions_mission WHERE status = 'failed'"
-        ).fetchone()
-        errors_row = conn.execute(
-            "SELECT count(*) FROM missions_message WHERE kind = 'error'"
-        ).fetchone()
+        )
+        errors_rows = db.rows(
+            "SELECT count(*) FROM missions_message WHERE kind = 'error' AND channel_id IN (%s)",
+            (channel_ids,),
+        )
     for check in by_channel.values():
         total = check.user.prefill + check.expected
         check.notice_expected = 1 if total >= threshold else 0
     return DatabaseCheck(
         channels=list(by_channel.values()),
-        missions_elsewhere=int(elsewhere_row[0]) if elsewhere_row else 0,
-        failed_missions=int(failed_row[0]) if failed_row else 0,
-        error_messages=int(errors_row[0]) if errors_row else 0,
+        missions_elsewhere=int(elsewhere_rows[0][0]) if elsewhere_rows else 0,
+        failed_missions=int(failed_rows[0][0]) if failed_rows else 0,
+        error_messages=int(errors_rows[0][0]) if errors_rows else 0,
         threshold=threshold,
     )
 
@@ -1257,9 +1589,34 @@ def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> None
     print_table("Latency", rows)
 
 
-def print_throughput(outcome: ClientsOutcome, tasks_run: int) -> None:
+MODEL_KINDS = (
+    ("stream", "replies"),
+    ("SummaryState", "folds"),
+    ("MemoryCandidates", "extractions"),
+)
+
+
+def stats_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, int]:
+    """Model requests between two `Stack.model_stats()` readings, by kind."""
+    kinds = set(before.get("by_kind", {})) | set(after.get("by_kind", {}))
+    delta = {
+        kind: int(after.get("by_kind", {}).get(kind, 0))
+        - int(before.get("by_kind", {}).get(kind, 0))
+        for kind in kinds
+    }
+    return {kind: n for kind, n in delta.items() if n}
+
+
+def describe_calls(calls: dict[str, int]) -> str:
+    named = dict(MODEL_KINDS)
+    parts = [f"{named.get(kind, kind)} {n}" for kind, n in sorted(calls.items())]
+    return ", ".join(parts) or "none"
+
+
+def print_throughput(outcome: ClientsOutcome, calls: dict[str, int]) -> None:
     items = outcome.instructions
     done = sum(1 for i in items if i.done is not None)
+    total = sum(calls.values())
     rows: list[tuple[str, ...]] = [
         ("throughput", "value"),
         ("instructions sent", str(sum(1 for i in items if i.sent))),
@@ -1267,8 +1624,8 @@ def print_throughput(outcome: ClientsOutcome, tasks_run: int) -> None:
         ("wall time (first send to last reply.done)", f"{outcome.elapsed:.1f} s"),
         ("missions per second", f"{done / outcome.elapsed:.2f}"),
         (
-            "Celery tasks run (results stored)",
-            f"{tasks_run} ({tasks_run / max(done, 1):.1f} per mission)",
+            "model calls (until the queues drained)",
+            f"{total} ({total / max(done, 1):.2f} per mission: {describe_calls(calls)})",
         ),
     ]
     print_table("Throughput", rows)
@@ -1419,17 +1776,46 @@ def print_resources(stack: Stack) -> None:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     rows.append(("benchmark clients (this process)", str(os.getpid()), _mib(own), "0", "-", "-"))
     print_table(f"Peak memory ({sampler.rss_samples} samples)", rows)
-    print_table(
-        "Database",
-        [
-            ("PostgreSQL connections to the scratch database", "peak"),
-            ("all (pg_stat_activity)", str(sampler.peak_connections)),
-            ("active at once", str(sampler.peak_active)),
-            ("samples", str(sampler.connection_samples)),
-        ],
-    )
+    if stack.embedded:
+        print_table(
+            "Database", [("connections to the scratch database", "peak"), ("SQLite file", "-")]
+        )
+    else:
+        print_table(
+            "Database",
+            [
+                ("PostgreSQL connections to the scratch database", "peak"),
+                ("all (pg_stat_activity)", str(sampler.peak_connections)),
+                ("active at once", str(sampler.peak_active)),
+                ("samples", str(sampler.connection_samples)),
+            ],
+        )
     if sampler.errors:
         print(f"  sampler errors: {sampler.errors[:3]}")
+
+
+def stack_config(
+    args: Any, *, prefill: list[int], label: str, embedded: bool = False
+) -> StackConfig:
+    """The StackConfig of the common command-line options (add_common_arguments)."""
+    return StackConfig(
+        users=len(prefill),
+        prefill=prefill,
+        embedded=embedded,
+        workers=args.workers,
+        pool=args.pool,
+        concurrency=args.concurrency,
+        replies_pool_max=args.replies_pool_max,
+        background_workers=args.background_workers,
+        background_pool=args.background_pool,
+        background_concurrency=args.background_concurrency,
+        delay_ms=args.delay_ms,
+        redis_db=args.redis_db,
+        redis_force=args.redis_force,
+        pg_url=args.pg_url,
+        keep_logs=args.keep_logs,
+        label=label,
+    )
 
 
 def run_benchmark(
@@ -1445,21 +1831,11 @@ def run_benchmark(
     Returns the exit code: 1 if the count check (and, if asked, the notice check) failed,
     2 if the run could not be completed (a service did not start, the deadline passed)."""
     threshold = int(os.environ.get("LONG_SESSION_MISSIONS") or 20)
-    config = StackConfig(
-        users=args.clients,
-        prefill=prefill,
-        workers=args.workers,
-        concurrency=args.concurrency,
-        delay_ms=args.delay_ms,
-        redis_db=args.redis_db,
-        redis_force=args.redis_force,
-        pg_url=args.pg_url,
-        keep_logs=args.keep_logs,
-        label=title.split()[0].lower(),
-    )
+    config = stack_config(args, prefill=prefill, label=title.split()[0].lower())
     budget = args.timeout + 600  # setup and teardown on top of the client phase
     try:
         with run_deadline(budget), Stack(config, max_seconds=budget) as stack:
+            before = stack.model_stats()
             outcome = run_clients(
                 stack,
                 instructions=args.instructions,
@@ -1467,7 +1843,8 @@ def run_benchmark(
                 phase_timeout=args.timeout,
                 linger=args.linger,
             )
-            tasks_run = stack.task_results()
+            calls = stats_delta(before, stack.model_stats())
+            workers = stack.workers_summary()
             stack.stop_services()
             check = check_database(
                 stack,
@@ -1477,11 +1854,11 @@ def run_benchmark(
             pre_filled = [n for n in prefill if n]
             print(
                 f"\n{title}: {args.clients} clients x {args.instructions} instructions; "
-                f"{args.workers} Celery worker(s) x {args.concurrency} prefork children; "
+                f"{workers}; "
                 f"model delay {args.delay_ms:g} ms; {len(pre_filled)} sessions pre-filled "
                 f"with {max(pre_filled, default=0)} missions; notice threshold {threshold}"
             )
-            print_throughput(outcome, tasks_run)
+            print_throughput(outcome, calls)
             print_latency(outcome, percentiles)
             problems = print_counts(check, outcome, with_notices=False)
             notice_problems = print_notices(check, outcome)
@@ -1516,7 +1893,7 @@ def _print_findings(
             print(f"  - {line}")
     service = stack.service_failures()
     if not outcome.queue_idle:
-        service.append("the broker queue had not drained 60 s after the last reply")
+        service.append("the task queues had not drained 120 s after the last reply")
     if service:
         print("Service log findings:")
         for line in service:
@@ -1553,26 +1930,43 @@ def positive_int(text: str) -> int:
     return value
 
 
-def add_common_arguments(
-    parser: Any, *, clients: int, instructions: int, workers: int, delay_ms: float
-) -> None:
-    parser.add_argument(
-        "--clients", type=positive_int, default=clients, help="concurrent WebSocket clients"
-    )
-    parser.add_argument(
-        "--delay-ms", type=float, default=delay_ms, help="the model server's wait before a reply"
-    )
-    parser.add_argument(
-        "--instructions", type=positive_int, default=instructions, help="instructions per client"
-    )
+def add_stack_arguments(parser: Any) -> None:
+    """Options of the services: workers, pools, Redis DB, PostgreSQL, logs."""
     parser.add_argument(
         "--workers",
         type=positive_int,
-        default=workers,
-        help="Celery workers (each its own prefork pool)",
+        default=1,
+        help="Celery workers of the replies queue (-Q replies)",
     )
     parser.add_argument(
-        "--concurrency", type=positive_int, default=2, help="prefork children per Celery worker"
+        "--pool", choices=POOLS, default="threads", help="pool of the replies workers"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=64,
+        help="threads (or children) per replies worker",
+    )
+    parser.add_argument(
+        "--replies-pool-max",
+        type=positive_int,
+        default=16,
+        help="DATABASE_POOL_MAX of each replies worker (as in docker-compose.yml)",
+    )
+    parser.add_argument(
+        "--background-workers",
+        type=positive_int,
+        default=1,
+        help="Celery workers of the background queue (-Q background)",
+    )
+    parser.add_argument(
+        "--background-pool", choices=POOLS, default="threads", help="pool of the background workers"
+    )
+    parser.add_argument(
+        "--background-concurrency",
+        type=positive_int,
+        default=8,
+        help="threads (or children) per background worker",
     )
     parser.add_argument(
         "--redis-db", type=int, default=11, help="Redis DB index for this run (must be empty)"
@@ -1585,6 +1979,23 @@ def add_common_arguments(
         default=os.environ.get("BENCH_PG_URL") or PG_DEFAULT,
         help="maintenance database on 127.0.0.1 the scratch database is created from",
     )
+    parser.add_argument("--keep-logs", action="store_true", help="keep the processes' logs")
+
+
+def add_common_arguments(
+    parser: Any, *, clients: int, instructions: int, workers: int, delay_ms: float
+) -> None:
+    parser.add_argument(
+        "--clients", type=positive_int, default=clients, help="concurrent WebSocket clients"
+    )
+    parser.add_argument(
+        "--delay-ms", type=float, default=delay_ms, help="the model server's wait before a reply"
+    )
+    parser.add_argument(
+        "--instructions", type=positive_int, default=instructions, help="instructions per client"
+    )
+    add_stack_arguments(parser)
+    parser.set_defaults(workers=workers)
     parser.add_argument(
         "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
     )
@@ -1597,7 +2008,6 @@ def add_common_arguments(
         default=0.0,
         help="seconds each client stays connected after its last reply (idle sockets)",
     )
-    parser.add_argument("--keep-logs", action="store_true", help="keep the processes' logs")
 
 
 # --- The setup subprocess (Django-configured) ---------------------------------------------

@@ -1,5 +1,5 @@
-"""Load benchmark: Daphne + Redis + PostgreSQL + 2 Celery workers + the local
-OpenAI-compatible server answering in 50 ms.
+"""Load benchmark: Daphne + Redis + PostgreSQL + 2 `replies` Celery workers (threads) and a
+`background` worker + the local OpenAI-compatible server answering in 50 ms.
 
 100 concurrent WebSocket clients (default), each its own user with its own office, send 10
 instructions each on a 1:1 channel, one after another. Half of the sessions (every other
@@ -11,8 +11,9 @@ Reported: missions per second, p50/p95/p99 from instruction to first reply.delta
 reply.done, notices (exactly one per session that crossed the threshold, stored and
 received over the socket; none for the others), missions lost or doubled (0), peak
 PostgreSQL connections to the scratch database, and peak RSS of every process started
-(Daphne, each Celery worker and its prefork children, the model server). Exit status 1
-when the count check or the notice check fails.
+(Daphne, each Celery worker and its children if prefork, the model server). Exit status 1
+when the count check or the notice check fails. --pool / --concurrency / --background-*
+choose the workers' pools and sizes.
 
 Everything runs on 127.0.0.1 in a scratch PostgreSQL database and a dedicated Redis DB
 index, both cleaned up afterwards (see bench/harness.py). From the project root:

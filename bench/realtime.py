@@ -1,5 +1,6 @@
-"""Real-time benchmark: Daphne + Redis channel layer + one Celery worker + the local
-OpenAI-compatible server answering at once.
+"""Real-time benchmark: Daphne + Redis channel layer + a Celery worker per lane (one
+`replies` worker on threads, one `background` worker) + the local OpenAI-compatible server
+answering at once.
 
 50 concurrent WebSocket clients (default), each its own user with its own office, connect
 to a 1:1 channel with a real session cookie and Origin header, and send 20 instructions one
@@ -9,9 +10,10 @@ Reported: missions per second (reply.done frames received / wall time from the f
 to the last reply.done), p50/p95 time from sending an instruction to its first
 reply.delta and to its reply.done, and the count check read from the database afterwards:
 every instruction has exactly one mission, done, with a non-empty reply and exactly one
-saved reply message (nothing lost, nothing doubled). Long-session notices are shown too
-(20 instructions take every session to the threshold). Exit status 1 when the count check
-fails.
+saved reply message (nothing lost, nothing doubled), and the model calls made until the
+queues drained (counted by the model server). Long-session notices are shown too (20
+instructions take every session to the threshold). Exit status 1 when the count check
+fails. --pool / --concurrency / --background-* choose the workers' pools and sizes.
 
 Everything runs on 127.0.0.1 in a scratch PostgreSQL database and a dedicated Redis DB
 index, both cleaned up afterwards (see bench/harness.py). From the project root:

@@ -94,10 +94,12 @@ _lanes = _Lanes()
 
 
 def _run_in_thread(task: "OfficeTask", args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    from django.db import close_old_connections, connections
+    from django.db import connections
 
     try:
-        close_old_connections()
+        for conn in connections.all(initialized_only=True):
+            if conn.vendor != "sqlite":
+                conn.close_if_unusable_or_obsolete()
         result = task.apply(args=args, kwargs=kwargs)
         if result.failed():
             logger.error("task %s failed: %r", task.name, result.result)
@@ -107,7 +109,11 @@ def _run_in_thread(task: "OfficeTask", args: tuple[Any, ...], kwargs: dict[str, 
         logger.exception("task %s could not run", task.name)
         return None
     finally:
-        connections.close_all()
+        # A pooled server connection goes back to its pool; a SQLite connection (a file
+        # handle of this thread) stays open for the thread's next task.
+        for conn in connections.all(initialized_only=True):
+            if conn.vendor != "sqlite":
+                conn.close()
 
 
 def wait_for_background_tasks(timeout: float = 120.0) -> None:

@@ -24,8 +24,10 @@ DELTA_INTERVAL = 0.05
 
 def _release_connection() -> None:
     """Give the database connection back (to the pool) while the model thinks: a reply
-    takes seconds, and many run at once. Saving the reply takes one again."""
-    if not connection.in_atomic_block:
+    takes seconds, and many run at once. Saving the reply takes one again. A SQLite
+    connection is a file handle, not a pooled server connection: reopening it would cost
+    more than keeping it."""
+    if connection.vendor != "sqlite" and not connection.in_atomic_block:
         connection.close()
 
 

@@ -6,6 +6,9 @@ Standard library only, on 127.0.0.1. Tests script it one step per request (`Repl
 and check what was sent.
 
 Run on its own for benchmarks:  python -m tests.fake_openai --port 8765 --delay-ms 50
+`GET /_fake/stats` answers with the requests counted so far (kept even when requests are
+not recorded): in total, being answered right now, and by kind (`stream` for a streamed
+chat, the schema name of a structured-output request, `chat` for anything else).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from llm.openai_provider import OpenAIProvider
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+STATS_PATH = "/_fake/stats"
 FAKE_MODEL = "fake-model"
 FAKE_API_KEY = "sk-fake-test-key"
 
@@ -108,6 +112,18 @@ class _State:
     stopping: threading.Event = field(default_factory=threading.Event)
     default_delay: float = 0.0
     record: bool = True
+    # Counted whether or not requests are recorded (benchmarks read them over HTTP).
+    total: int = 0
+    in_flight: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+    def stats(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "requests": self.total,
+                "in_flight": self.in_flight,
+                "by_kind": dict(self.by_kind),
+            }
 
 
 def last_user_text(messages: list[dict[str, Any]]) -> str:
@@ -125,6 +141,21 @@ def _content_text(content: Any) -> str:
             part.get("text", "") for part in content if isinstance(part, dict) and "text" in part
         )
     return ""
+
+
+def request_kind(body: Any) -> str:
+    """`stream`, the schema name of a structured-output request, or `chat`."""
+    if not isinstance(body, dict):
+        return "invalid"
+    if body.get("stream"):
+        return "stream"
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict):
+        schema = response_format.get("json_schema")
+        if isinstance(schema, dict) and schema.get("name"):
+            return str(schema["name"])
+        return str(response_format.get("type") or "structured")
+    return "chat"
 
 
 def split_chunks(text: str) -> list[str]:
@@ -149,6 +180,12 @@ class _Handler(BaseHTTPRequestHandler):
         # Tests and benchmarks do not want a line per request on stderr.
         pass
 
+    def do_GET(self) -> None:
+        if self.path.split("?", 1)[0] == STATS_PATH:
+            self._send_json(200, self.server.state.stats())
+        else:
+            self._send_json(404, {"error": {"message": "Not found.", "type": "invalid_request"}})
+
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -168,6 +205,20 @@ class _Handler(BaseHTTPRequestHandler):
             if state.record:
                 state.requests.append(recorded)
             scripted = state.steps.popleft() if state.steps else None
+            state.total += 1
+            kind = request_kind(body)
+            state.by_kind[kind] = state.by_kind.get(kind, 0) + 1
+            state.in_flight += 1
+        try:
+            self._answer(path, body, scripted, recorded)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _answer(
+        self, path: str, body: Any, scripted: Step | None, recorded: RecordedRequest
+    ) -> None:
+        state = self.server.state
         if path not in CHAT_PATHS:
             self._send_json(404, {"error": {"message": "Not found.", "type": "invalid_request"}})
             return
@@ -408,6 +459,10 @@ class FakeOpenAI:
         with self._state.lock:
             return list(self._state.requests)
 
+    def stats(self) -> dict[str, Any]:
+        """Requests counted so far: total, in flight, by kind (see the module's docstring)."""
+        return self._state.stats()
+
     @property
     def default_delay(self) -> float:
         return self._state.default_delay
@@ -426,6 +481,8 @@ class FakeOpenAI:
         with self._state.lock:
             self._state.steps.clear()
             self._state.requests.clear()
+            self._state.total = 0
+            self._state.by_kind.clear()
 
     def start(self) -> FakeOpenAI:
         self._thread = threading.Thread(
