@@ -110,10 +110,10 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
     from django.contrib.auth import get_user_model
 
     from context.selectors import context_for_next
+    from context.services import passages_sweep
     from missions.models import Mission, MissionStatus
     from office.services import office_create_with_team
     from sessions.services import session_get_or_open_current
-    from context.services import passages_sweep
     from summaries.services import summary_fold
 
     owner = get_user_model().objects.create(username="bench")
