@@ -160,6 +160,9 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "office",
+            # A Redis that does not answer must not hold an instruction up: the limiter
+            # then counts in the database (missions.ratelimit).
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
 else:
@@ -270,6 +273,11 @@ MISSION_MAX_ATTEMPTS = env_int("MISSION_MAX_ATTEMPTS", 3, minimum=1)
 # Instructions one user may send per window (0 turns the limit off), WebSocket and API.
 INSTRUCTION_RATE_LIMIT = env_int("INSTRUCTION_RATE_LIMIT", 30, minimum=0)
 INSTRUCTION_RATE_WINDOW = env_int("INSTRUCTION_RATE_WINDOW", 60, minimum=1)
+# How many missions one instruction may start: follow-ups of one set of meeting notes, and
+# employees one master-channel instruction delegates to. Beyond, the instruction is refused.
+# Within, each of those missions counts against INSTRUCTION_RATE_LIMIT like the instruction.
+MAX_FOLLOWUPS_PER_INSTRUCTION = env_int("MAX_FOLLOWUPS_PER_INSTRUCTION", 20, minimum=1)
+MAX_DELEGATES = env_int("MAX_DELEGATES", 6, minimum=1)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60, minimum=5)
 # Run by Celery beat in production and by the web process's own timer in the embedded
 # default (config.celery.start_embedded_beat).

@@ -23,6 +23,7 @@ from memory.services import (
 )
 from office.models import Channel, Employee, Office
 from office.selectors import channel_get_for_user
+from realtime.frames import BAD_TEXT, text_problem
 
 router = Router(tags=["memory"])
 
@@ -95,6 +96,12 @@ def _out(item: MemoryItem) -> dict[str, Any]:
     }
 
 
+def _bad_text(text: str | None) -> Status[dict[str, Any]] | None:
+    """The 400 for text that cannot be stored (a NUL, a lone surrogate), before any write."""
+    problem = text_problem(text or "")
+    return Status(400, {"code": BAD_TEXT, "message": problem}) if problem else None
+
+
 def _item(request: HttpRequest, item_id: int) -> MemoryItem:
     item = memory_get_for_user(user=_user(request), item_id=item_id)
     if item is None:
@@ -102,7 +109,11 @@ def _item(request: HttpRequest, item_id: int) -> MemoryItem:
     return item
 
 
-@router.get("memory", response=list[MemoryOut], summary="Memory items of your offices")
+@router.get(
+    "memory",
+    response={200: list[MemoryOut], 400: ErrorOut},
+    summary="Memory items of your offices",
+)
 def memory_list(
     request: HttpRequest,
     office: int | None = None,
@@ -110,7 +121,9 @@ def memory_list(
     employee: int | None = None,
     channel: int | None = None,
     include_retired: bool = False,
-) -> list[dict[str, Any]]:
+) -> Status[Any]:
+    if refused := _bad_text(scope):
+        return refused
     items = memory_list_for_user(
         user=_user(request),
         office_id=office,
@@ -119,7 +132,7 @@ def memory_list(
         channel_id=channel,
         include_retired=include_retired,
     )
-    return [_out(i) for i in items[:500]]
+    return Status(200, [_out(i) for i in items[:500]])
 
 
 @router.post("memory", response={201: MemoryOut, 400: ErrorOut}, summary="Remember something")
@@ -128,6 +141,8 @@ def memory_create(request: HttpRequest, body: MemoryIn) -> Status[dict[str, Any]
     office = Office.objects.filter(pk=body.office, owner=user).first()
     if office is None:
         raise HttpError(404, "No such office.")
+    if refused := _bad_text(body.text):
+        return refused
     employee = (
         Employee.objects.filter(pk=body.employee, office=office).first() if body.employee else None
     )
@@ -154,6 +169,8 @@ def memory_create(request: HttpRequest, body: MemoryIn) -> Status[dict[str, Any]
 )
 def memory_edit(request: HttpRequest, item_id: int, body: MemoryEdit) -> Status[dict[str, Any]]:
     item = _item(request, item_id)
+    if refused := _bad_text(body.text):
+        return refused
     try:
         memory_item_edit(item=item, text=body.text, kind=body.kind, pinned=body.pinned)
     except MemoryRejected as exc:
@@ -177,6 +194,8 @@ def memory_supersede(
     old = _item(request, item_id)
     if not old.active:
         return Status(400, {"code": "invalid", "message": "the item is already retired"})
+    if refused := _bad_text(body.text):
+        return refused
     try:
         new = memory_item_supersede(
             old=old, text=body.text, kind=body.kind, created_by=_user(request)

@@ -9,15 +9,14 @@ from ninja.errors import HttpError
 from ninja.responses import Status
 
 from context.selectors import context_for_next
-from missions.intake import InstructionRejected, instruction_accept
+from missions.intake import InstructionRejected, RateLimited, instruction_accept
 from missions.lifecycle import mission_retry
 from missions.models import Mission
-from missions.ratelimit import instruction_allowed
 from missions.selectors import message_list_after, mission_get_for_user
 from missions.timeline import message_data
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
-from realtime.frames import MessageData
+from realtime.frames import BAD_TEXT, MessageData, text_problem
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
 from sessions.services import session_start_new
@@ -81,10 +80,13 @@ class MissionOut(Schema):
 
 class InstructionIn(Schema):
     text: str = Field(..., description="What the employee should do.")
+    # Its length (at most 64) is checked with the text, so a bad one gets a 400 with a code.
     client_id: str = Field(
         "",
-        max_length=64,
-        description="Your id for this send; a resend with it is not a second mission.",
+        description=(
+            "Your id for this send, at most 64 characters; a resend with it is not a second "
+            "mission."
+        ),
     )
 
 
@@ -186,19 +188,15 @@ def instructions(
     request: HttpRequest, channel_id: int, body: InstructionIn, response: HttpResponse
 ) -> Status[dict[str, Any]]:
     channel = _channel(request, channel_id)
-    verdict = instruction_allowed(user_id=_user(request).pk)
-    if not verdict.allowed:
-        response["Retry-After"] = str(verdict.retry_after)
-        return Status(
-            429,
-            {
-                "code": "rate_limited",
-                "message": f"Too many instructions; try again in {verdict.retry_after} s.",
-                "retry_after": verdict.retry_after,
-            },
-        )
     try:
-        accepted = instruction_accept(channel=channel, text=body.text, client_id=body.client_id)
+        accepted = instruction_accept(
+            channel=channel, text=body.text, client_id=body.client_id, user_id=_user(request).pk
+        )
+    except RateLimited as exc:
+        response["Retry-After"] = str(exc.retry_after)
+        return Status(
+            429, {"code": exc.code, "message": exc.message, "retry_after": exc.retry_after}
+        )
     except InstructionRejected as exc:
         return Status(400, {"code": exc.code, "message": exc.message})
     return Status(
@@ -221,14 +219,22 @@ def new_session(request: HttpRequest, channel_id: int, body: SessionNewIn) -> St
     return Status(201, session_start_new(channel=channel, expected_session_id=body.session_id))
 
 
-@router.get("channels/{channel_id}/context", summary="The context report of the next mission")
-def context(request: HttpRequest, channel_id: int, instruction: str = "") -> dict[str, Any]:
+@router.get(
+    "channels/{channel_id}/context",
+    response={200: dict[str, Any], 400: ErrorOut},
+    summary="The context report of the next mission",
+)
+def context(request: HttpRequest, channel_id: int, instruction: str = "") -> Status[Any]:
     channel = _channel(request, channel_id)
-    return context_for_next(
+    problem = text_problem(instruction, what="The instruction")
+    if problem:
+        return Status(400, {"code": BAD_TEXT, "message": problem})
+    report = context_for_next(
         channel=channel,
         session=_current_session(channel),
         instruction=instruction[: settings.MAX_INSTRUCTION_CHARS],
     ).report()
+    return Status(200, report)
 
 
 @router.get("missions/{mission_id}", response=MissionOut, summary="One mission")

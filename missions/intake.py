@@ -9,12 +9,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
-from missions.dispatch import route_instruction
+from missions.dispatch import Route, route_instruction
 from missions.lifecycle import mission_complete
 from missions.models import Message, MessageKind, Mission, MissionSource
 from missions.queueing import mission_queue_run
+from missions.ratelimit import instruction_allowed
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
+from realtime.frames import BAD_TEXT, text_problem
 from sessions.models import ChatSession
 from sessions.services import session_count_mission, session_get_or_open_current, session_lock
 
@@ -24,10 +26,23 @@ NOTICE_CHECK_TASK = "sessions.tasks.long_session_check_on_instruction"
 class InstructionRejected(Exception):
     """An instruction that cannot be accepted; `code` is stable, `message` is for a person."""
 
+    retry_after: int | None = None
+
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class RateLimited(InstructionRejected):
+    """Over the per-user limit: nothing was saved; `retry_after` is in seconds."""
+
+    def __init__(self, *, retry_after: int, cost: int) -> None:
+        message = f"Too many instructions; try again in {retry_after} s."
+        if cost > 1:
+            message += f" This one would start {cost} missions."
+        super().__init__("rate_limited", message)
+        self.retry_after = retry_after
 
 
 @dataclass
@@ -117,8 +132,38 @@ def _spawn_child(*, parent: Mission, employee: Employee, text: str, source: str)
     return child
 
 
-def instruction_accept(*, channel: Channel, text: str, client_id: str = "") -> Accepted:
-    """Save an instruction from any route, then queue its reply. Never calls a model."""
+def _check_fan_out(route: Route) -> None:
+    """One instruction may start only so many missions: a pasted list of 500 "@name: task"
+    lines is refused whole rather than flooding the employees' channels."""
+    followups, most = len(route.followups), settings.MAX_FOLLOWUPS_PER_INSTRUCTION
+    if followups > most:
+        raise InstructionRejected(
+            "too_many_followups",
+            f"These meeting notes hand out {followups} follow-ups; at most {most} are "
+            "allowed per instruction. Send them in several parts.",
+        )
+    delegates, most = len(route.delegations), settings.MAX_DELEGATES
+    if delegates > most:
+        raise InstructionRejected(
+            "too_many_delegates",
+            f"This instruction delegates to {delegates} employees; at most {most} are "
+            "allowed per instruction. Name fewer, or send it in parts.",
+        )
+
+
+def instruction_accept(
+    *, channel: Channel, text: str, client_id: str = "", user_id: int | None = None
+) -> Accepted:
+    """Save an instruction from any route, then queue its reply. Never calls a model.
+
+    `user_id` is the person sending it (the socket and the API pass it): every mission it
+    creates, delegations and follow-ups included, counts against their rate limit.
+    Imports and replays pass none."""
+    problem = text_problem(text, what="The instruction") or text_problem(
+        client_id, what="client_id"
+    )
+    if problem:
+        raise InstructionRejected(BAD_TEXT, problem)
     text = text.strip()
     if not text:
         raise InstructionRejected("empty", "The instruction is empty.")
@@ -131,6 +176,12 @@ def instruction_accept(*, channel: Channel, text: str, client_id: str = "") -> A
         raise InstructionRejected("bad_client_id", "client_id is longer than 64 characters.")
     employees = list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
     route = route_instruction(channel=channel, text=text, employees=employees)
+    _check_fan_out(route)
+    if user_id is not None:
+        cost = 1 + len(route.delegations) + len(route.followups)
+        verdict = instruction_allowed(user_id=user_id, cost=cost)
+        if not verdict.allowed:
+            raise RateLimited(retry_after=verdict.retry_after, cost=cost)
     with transaction.atomic():
         session = session_get_or_open_current(channel=channel)
         mission, created = mission_create(

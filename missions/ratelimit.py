@@ -1,15 +1,28 @@
-"""Per-user limits on instructions, shared by the WebSocket and the JSON API.
+"""Per-user limits on the missions instructions create, shared by the WebSocket and the
+JSON API (through `missions.intake.instruction_accept`).
 
 A fixed window per user in the cache (Redis in production, so every web process counts
-together; process memory in the embedded default): exactly `limit` instructions are
-accepted per window, the next is refused with the seconds until the window ends."""
+together; process memory in the embedded default). An instruction costs one per mission
+it creates: itself, each delegation, each meeting follow-up. Exactly `limit` missions are
+accepted per window; an instruction that would pass it is refused with the seconds until
+the window ends, and its cost is given back, since it created nothing.
 
+If the cache cannot be reached (Redis down), the missions of the user's offices created in
+the window are counted in the database instead: an outage of Redis never refuses, or
+loses, an instruction, and the limit still holds."""
+
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.cache import cache
+
+from missions.models import Mission
+
+logger = logging.getLogger(__name__)
 
 # Replaced in tests by a controlled clock.
 clock: Callable[[], float] = time.time
@@ -21,20 +34,45 @@ class Verdict:
     retry_after: int = 0
 
 
-def instruction_allowed(*, user_id: int) -> Verdict:
+def instruction_allowed(*, user_id: int, cost: int = 1) -> Verdict:
+    """Whether `user_id` may create `cost` more missions now; if so, they are counted."""
     limit, window = settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW
     if limit <= 0:
         return Verdict(True)
     now = clock()
     index = int(now // window)
     key = f"ratelimit:instruction:{user_id}:{index}"
-    # add() then incr() is atomic on Redis and on the local-memory cache alike.
-    cache.add(key, 0, timeout=window + 5)
     try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window + 5)
-        count = 1
-    if count <= limit:
+        used = _charge(key=key, cost=cost, limit=limit, timeout=window + 5)
+    except Exception as exc:
+        logger.warning(
+            "rate-limit cache unreachable (%s); counting user %s's missions in the database",
+            exc,
+            user_id,
+        )
+        used = _created_since(user_id=user_id, start=index * window) + cost
+    if used <= limit:
         return Verdict(True)
     return Verdict(False, retry_after=max(1, int((index + 1) * window - now + 0.999)))
+
+
+def _charge(*, key: str, cost: int, limit: int, timeout: int) -> int:
+    """The window's count with `cost` added; a refused charge is taken back."""
+    # add() then incr() is atomic on Redis and on the local-memory cache alike.
+    cache.add(key, 0, timeout=timeout)
+    try:
+        used = int(cache.incr(key, cost))
+    except ValueError:  # expired between add and incr
+        cache.set(key, cost, timeout=timeout)
+        used = cost
+    if used > limit:
+        cache.decr(key, cost)
+    return used
+
+
+def _created_since(*, user_id: int, start: float) -> int:
+    """Missions created in the user's offices since `start` (a Unix time)."""
+    return Mission.objects.filter(
+        channel__office__owner_id=user_id,
+        created_at__gte=datetime.fromtimestamp(start, tz=UTC),
+    ).count()

@@ -1,9 +1,38 @@
+from typing import Any
+
 from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.core.validators import ProhibitNullCharactersValidator
 
 from office.models import Employee
+from realtime.frames import BAD_TEXT, text_problem
 
 
-class EmployeeForm(forms.Form):
+def storable_text(value: str) -> None:
+    """The socket's and the API's rule on text (`realtime.frames.text_problem`), as a
+    form validator."""
+    problem = text_problem(value)
+    if problem:
+        raise forms.ValidationError(problem, code=BAD_TEXT)
+
+
+class StorableText(forms.Form):
+    """Every text field refuses what cannot be stored (a NUL, a lone surrogate), by the
+    one rule of every edge and with its code, in place of Django's own NUL check."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():  # the form's own copies
+            if isinstance(field, forms.CharField):
+                kept = [
+                    v
+                    for v in field.validators
+                    if not isinstance(v, ProhibitNullCharactersValidator)
+                ]
+                field.validators = [*kept, storable_text]
+
+
+class EmployeeForm(StorableText):
     name = forms.RegexField(
         regex=r"^[\w.-]+$",
         max_length=80,
@@ -19,7 +48,7 @@ class EmployeeForm(forms.Form):
     def __init__(
         self, *args: object, office_id: int, employee_id: int | None = None, **kwargs: object
     ) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)
         self.office_id = office_id
         self.employee_id = employee_id
 
@@ -33,7 +62,7 @@ class EmployeeForm(forms.Form):
         return name
 
 
-class ProjectForm(forms.Form):
+class ProjectForm(StorableText):
     name = forms.CharField(max_length=120)
     members = forms.ModelMultipleChoiceField(
         queryset=Employee.objects.none(), widget=forms.CheckboxSelectMultiple
@@ -41,7 +70,11 @@ class ProjectForm(forms.Form):
     lead = forms.ModelChoiceField(queryset=Employee.objects.none())
 
     def __init__(self, *args: object, office_id: int, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)
         team = Employee.objects.filter(office_id=office_id, is_active=True, is_master=False)
         self.fields["members"].queryset = team  # type: ignore[attr-defined]
         self.fields["lead"].queryset = team  # type: ignore[attr-defined]
+
+
+class SignupForm(StorableText, UserCreationForm):
+    """Django's sign-up form, held to the same text rule as every other edge."""

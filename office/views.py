@@ -1,10 +1,11 @@
 """The web chat: the office page, the chat page of every channel, sign-up."""
 
+import logging
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -14,7 +15,7 @@ from django.views.decorators.http import require_POST
 from config.celery import queue_task
 from missions.selectors import message_list_for_session, missions_in_progress
 from missions.timeline import message_data
-from office.forms import EmployeeForm, ProjectForm
+from office.forms import EmployeeForm, ProjectForm, SignupForm
 from office.models import ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
 from office.services import (
@@ -28,6 +29,9 @@ from office.services import (
 from sessions.selectors import session_current, session_list
 
 TIMELINE_LIMIT = 300
+ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
+
+logger = logging.getLogger(__name__)
 
 
 def _user(request: HttpRequest) -> User:
@@ -168,7 +172,12 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
     rows = message_list_for_session(session=shown, limit=TIMELINE_LIMIT)
     if shown.pk == current.pk:
         # Entering the channel is one of the two moments the long-session notice is due.
-        queue_task("sessions.tasks.long_session_check_on_entry", channel.pk)
+        try:
+            queue_task(ENTRY_CHECK_TASK, channel.pk)
+        except Exception as exc:
+            # The task queue is down: the notice waits for the next entry or instruction;
+            # the page does not wait for the queue.
+            logger.warning("could not queue the entry check of channel %s: %s", channel.pk, exc)
     members = [
         e.name
         for e in (
@@ -209,7 +218,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         raise Http404("Sign-up is turned off on this server.")
     if request.user.is_authenticated:
         return redirect("office:home")
-    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)

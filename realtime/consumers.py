@@ -1,6 +1,14 @@
-"""The WebSocket of one channel: parse a frame → authorize → call one service → reply."""
+"""The WebSocket of one channel: parse a frame → authorize → call one service → reply.
 
+The socket outlives an outage of the channel layer (Redis): it opens, and takes and saves
+instructions, without it; its sender then sees their own timeline read from the database.
+Once the layer answers again the socket rejoins its group and closes with
+`CLOSE_RECONNECT`, so that the client reconnects and fetches what it missed by id."""
+
+import asyncio
 import json
+import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -10,12 +18,13 @@ from pydantic import ValidationError
 
 from config.celery import queue_task
 from missions.intake import Accepted, InstructionRejected, instruction_accept
-from missions.ratelimit import instruction_allowed
+from missions.selectors import message_list_after
 from missions.timeline import message_frame
 from office.models import Channel
 from office.selectors import channel_get_for_user
 from realtime import events
 from realtime.frames import (
+    BAD_TEXT,
     CLIENT_FRAME_TYPES,
     ErrorFrame,
     InstructionFrame,
@@ -27,9 +36,20 @@ from realtime.frames import (
 from sessions.models import ChatSession
 from sessions.services import session_start_new
 
+logger = logging.getLogger(__name__)
+
 # Close code for "not found or not yours": the same for both, so ids leak nothing.
 CLOSE_NOT_FOUND = 4404
 CLOSE_LOGGED_OUT = 4401
+# "Events were lost while the channel layer was down: reconnect and resync by id."
+CLOSE_RECONNECT = 4503
+# How long a socket that lost the channel layer waits before it tries to rejoin, at first
+# and at most (doubling in between).
+REJOIN_FIRST_WAIT = 0.5
+REJOIN_MAX_WAIT = 5.0
+# The most timeline entries a socket outside its group is shown after an instruction.
+OWN_TIMELINE_LIMIT = 50
+ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
 
 
 def _login_alive(scope: dict[str, Any]) -> bool:
@@ -44,8 +64,15 @@ def _login_alive(scope: dict[str, Any]) -> bool:
     return str(stored.get("_auth_user_id")) == str(scope["user"].pk)
 
 
-def _accept(channel: Channel, frame: InstructionFrame) -> Accepted:
-    return instruction_accept(channel=channel, text=frame.text, client_id=frame.client_id)
+def _accept(channel: Channel, frame: InstructionFrame, user_id: int) -> Accepted:
+    return instruction_accept(
+        channel=channel, text=frame.text, client_id=frame.client_id, user_id=user_id
+    )
+
+
+def _timeline_from(channel: Channel, message_id: int) -> list[dict[str, Any]]:
+    rows = message_list_after(channel=channel, after_id=message_id - 1, limit=OWN_TIMELINE_LIMIT)
+    return [frame_json(message_frame(m)) for m in rows]
 
 
 def _start_chat_session(channel: Channel, frame: SessionNewFrame) -> ChatSession:
@@ -53,11 +80,30 @@ def _start_chat_session(channel: Channel, frame: SessionNewFrame) -> ChatSession
 
 
 def _check_on_entry(channel_id: int) -> None:
-    queue_task("sessions.tasks.long_session_check_on_entry", channel_id)
+    try:
+        queue_task(ENTRY_CHECK_TASK, channel_id)
+    except Exception as exc:
+        # The task queue is down: the notice waits for the next entry or instruction; the
+        # socket does not wait for the queue.
+        logger.warning("could not queue the entry check of channel %s: %s", channel_id, exc)
 
 
 class ChannelConsumer(AsyncWebsocketConsumer):
     channel: Channel | None = None
+    # Whether the channel's events reach this socket: not while the layer is unreachable.
+    in_group = False
+    _layer_receive: Callable[[], Awaitable[dict[str, Any]]]
+
+    # Channels' AsyncConsumer.__call__ sets `channel_receive` to the layer's receive and
+    # waits on it beside the client's frames; an exception there would close the socket
+    # with 1011. The socket reads its events through `_next_event` instead.
+    @property
+    def channel_receive(self) -> Callable[[], Awaitable[dict[str, Any]]]:
+        return self._next_event
+
+    @channel_receive.setter
+    def channel_receive(self, receive: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        self._layer_receive = receive
 
     async def connect(self) -> None:
         events.remember_server_loop()
@@ -68,19 +114,62 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         if self.channel is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        await self.channel_layer.group_add(events.group_name(self.channel.pk), self.channel_name)
+        self.in_group = await self._join()
         await self.accept()
         # The long-session notice can appear before the person types anything.
         await database_sync_to_async(_check_on_entry)(self.channel.pk)
 
-    async def disconnect(self, code: int) -> None:
-        if self.channel is not None:
-            await self.channel_layer.group_discard(
+    async def _join(self) -> bool:
+        assert self.channel is not None
+        try:
+            await self.channel_layer.group_add(
                 events.group_name(self.channel.pk), self.channel_name
             )
+        except Exception as exc:
+            logger.warning("socket of channel %s is outside its group: %s", self.channel.pk, exc)
+            return False
+        return True
+
+    async def _next_event(self) -> dict[str, Any]:
+        """The next event of the channel layer. If the layer fails, wait until this socket
+        is back in its group, then hand over `events.resumed`."""
+        try:
+            return await self._layer_receive()
+        except Exception as exc:
+            logger.warning("socket %s lost the channel layer: %s", self.channel_name, exc)
+        self.in_group = False
+        wait = REJOIN_FIRST_WAIT
+        while True:
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, REJOIN_MAX_WAIT)
+            if self.channel is not None and await self._join():
+                self.in_group = True
+                return {"type": "events.resumed"}
+
+    async def events_resumed(self, event: dict[str, Any]) -> None:
+        """Back in the group: what was sent meanwhile never reached this socket. The client
+        reconnects on this close and fetches it by id."""
+        await self.close(code=CLOSE_RECONNECT)
+
+    async def disconnect(self, code: int) -> None:
+        if self.channel is not None and self.in_group:
+            try:
+                await self.channel_layer.group_discard(
+                    events.group_name(self.channel.pk), self.channel_name
+                )
+            except Exception as exc:
+                # The layer forgets the membership when it expires.
+                logger.warning("could not leave the group of channel %s: %s", self.channel.pk, exc)
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(content, ensure_ascii=False))
+        text = json.dumps(content, ensure_ascii=False)
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            # A lone surrogate echoed from a client's frame has no UTF-8 form; as a JSON
+            # escape it has, and the client reads back the same string.
+            text = json.dumps(content)
+        await self.send(text_data=text)
 
     async def send_error(
         self,
@@ -103,14 +192,15 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         if text_data is None:
             await self.send_error("binary_not_supported", "Frames must be JSON text.")
             return
-        if len(text_data.encode()) > settings.MAX_FRAME_BYTES:
+        if len(text_data.encode(errors="surrogatepass")) > settings.MAX_FRAME_BYTES:
             await self.send_error(
                 "frame_too_large", f"Frames are limited to {settings.MAX_FRAME_BYTES} bytes."
             )
             return
         try:
             raw = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # RecursionError: nested deeper than the parser goes ([[[[…]]]]).
             await self.send_error("bad_json", "The frame is not valid JSON.")
             return
         if not isinstance(raw, dict) or raw.get("type") not in CLIENT_FRAME_TYPES:
@@ -123,6 +213,14 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             frame = client_frame.validate_python(raw)
         except ValidationError as exc:
             first = exc.errors()[0]
+            if first["type"] == BAD_TEXT:
+                client_id = raw.get("client_id")
+                await self.send_error(
+                    BAD_TEXT,
+                    first["msg"],
+                    client_id=client_id if isinstance(client_id, str) else None,
+                )
+                return
             where = ".".join(str(p) for p in first["loc"][1:]) or "frame"
             await self.send_error("bad_frame", f"{where}: {first['msg']}")
             return
@@ -135,23 +233,24 @@ class ChannelConsumer(AsyncWebsocketConsumer):
 
     async def on_instruction(self, frame: InstructionFrame) -> None:
         assert self.channel is not None
-        verdict = await database_sync_to_async(instruction_allowed)(user_id=self.scope["user"].pk)
-        if not verdict.allowed:
-            await self.send_error(
-                "rate_limited",
-                f"Too many instructions; try again in {verdict.retry_after} s.",
-                client_id=frame.client_id,
-                retry_after=verdict.retry_after,
-            )
-            return
         try:
-            accepted = await database_sync_to_async(_accept)(self.channel, frame)
+            accepted = await database_sync_to_async(_accept)(
+                self.channel, frame, self.scope["user"].pk
+            )
         except InstructionRejected as exc:
             # The client_id tells the page which send was refused, so it can give the
             # text back to the person.
-            await self.send_error(exc.code, exc.message, client_id=frame.client_id)
+            await self.send_error(
+                exc.code, exc.message, client_id=frame.client_id, retry_after=exc.retry_after
+            )
             return
-        if not accepted.created:
+        if not self.in_group:
+            # The layer is down, so no event reaches this socket: show the sender what
+            # was saved from their instruction on (it, a delayed notice, delegations).
+            rows = await database_sync_to_async(_timeline_from)(self.channel, accepted.message.pk)
+            for row in rows:
+                await self.send_json(row)
+        elif not accepted.created:
             # A resend after a reconnect: show this socket the instruction it already sent.
             await self.send_json(frame_json(message_frame(accepted.message)))
 
