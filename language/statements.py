@@ -1,7 +1,10 @@
-"""What a statement says: its normalised form, its subject ("<subject> is <value>"), the
-words naming its topic, and whether it reverses something. Shared by folding, the
-verifier and long-term memory, so a contradiction means the same thing everywhere."""
+"""What a statement says, in Korean and English: its sentences, its normalised form, its
+subject ("<subject> is <value>", "<주어>은/는 …"), the words naming its topic, the values
+it carries (numbers, names, addresses), whether it is a question, and whether it reverses
+or replaces something said before. Shared by folding, the verifier and long-term memory,
+so a contradiction means the same thing everywhere."""
 
+import math
 import re
 
 _MONTHS = [
@@ -112,42 +115,286 @@ _FILLER = frozenset(
         "use",
         "using",
         "keep",
+        "drop",
+        "dropped",
+        "has",
+        "have",
+        "had",
+        "from",
+        "than",
     ]
 )
+# Korean words that carry no topic: pronouns, connectives, and the vocabulary of deciding
+# and changing (as stems: the endings that follow them vary).
+_KO_FILLER = frozenset(
+    [
+        "우리",
+        "저희",
+        "나",
+        "저",
+        "제",
+        "내",
+        "너",
+        "이제",
+        "앞으로",
+        "그리고",
+        "그럼",
+        "그래서",
+        "참고로",
+        "결국",
+        "최종적으로",
+        "이번",
+        "이번에",
+        "다시",
+        "새로",
+        "새",
+        "일단",
+        "또",
+        "혹시",
+        "사실",
+        "지금",
+        "오늘",
+        "내일",
+        "이",
+        "그",
+        "저것",
+        "것",
+        "거",
+    ]
+)
+_KO_DECISION_STEMS = (
+    "변경",
+    "결정",
+    "확정",
+    "대신",
+    "하기로",
+    "하기",
+    "했다",
+    "했어",
+    "했음",
+    "합니다",
+    "했습니다",
+    "하자",
+    "바꾸",
+    "바꿔",
+    "바꿨",
+    "바꾼",
+    "바뀌",
+    "정했",
+    "정하",
+    "취소",
+    "철회",
+    "옮기",
+    "옮겨",
+    "전환",
+    "교체",
+    "말고",
+    "아니라",
+    "아니고",
+    "기억해",
+    "항상",
+    "절대",
+    "반드시",
+)
+# Particles and copula endings, longest first, stripped from the end of a Hangul word.
+_KO_SUFFIXES = tuple(
+    sorted(
+        [
+            "에서는",
+            "으로는",
+            "에게는",
+            "한테는",
+            "까지는",
+            "부터는",
+            "이라는",
+            "이라고",
+            "이에요",
+            "입니다",
+            "이었다",
+            "이었어",
+            "에서",
+            "에게",
+            "한테",
+            "으로",
+            "까지",
+            "부터",
+            "처럼",
+            "보다",
+            "라는",
+            "라고",
+            "이랑",
+            "예요",
+            "이야",
+            "이다",
+            "이고",
+            "이며",
+            "였다",
+            "였어",
+            "에는",
+            "로는",
+            "와",
+            "과",
+            "은",
+            "는",
+            "이",
+            "가",
+            "을",
+            "를",
+            "의",
+            "에",
+            "로",
+            "도",
+            "만",
+            "랑",
+            "야",
+        ],
+        key=len,
+        reverse=True,
+    )
+)
+_HANGUL = re.compile(r"[가-힣]")
+_WORD = re.compile(r"[\w'’-]+")
+
 _REVERSAL = re.compile(
-    r"\b(instead|no longer|switch(?:ed|ing)? to|chang(?:e|ed|ing)|rather than|actually|"
-    r"scrap|cancel(?:led|ed)?|revers(?:e|ed)|replac(?:e|ed|ing)|move[sd]? (?:it )?to|"
-    r"postpone[sd]?|not anymore)\b",
+    r"\b(instead|no longer|switch(?:ed|ing)? (?:to|from)|chang(?:e|ed|ing)|rather than|"
+    r"actually|scrap(?:ped)?|cancel(?:led|ed)?|revers(?:e|ed)|replac(?:e|ed|ing)|"
+    r"move[sd]? (?:it )?to|postpone[sd]?|not anymore|drop(?:s|ped|ping)?|ditch(?:ed)?|"
+    r"(?:is|are) now|no more)\b"
+    r"|대신|변경|바꾸|바꿔|바꿨|바꾼|바뀌|바뀐|취소|철회|번복|교체|전환|옮기|옮겨|이전하|"
+    r"더 이상|말고|아니라|아니고|(?:으로|로) 수정|연기|미루|미뤄|뒤집",
     re.IGNORECASE,
 )
-_COPULA = re.compile(r"^(.{2,60}?)\s+(?:is|are|will be|should be|=|:)\s", re.IGNORECASE)
+_COPULA = re.compile(r"^(.{2,60}?)\s+(?:is|are|will be|should be|stays|remains|=)\s", re.IGNORECASE)
 _LEAD_IN = re.compile(
-    r"^(?:so |ok(?:ay)?,? |note:? |also,? |and )?(?:we(?:'ve| have)? (?:decided|agreed)"
-    r"(?: that| to)?|let'?s|we(?:'ll| will) go with|the final|final(?:ly)?,?|our)\s+",
+    r"^(?:(?:so|ok(?:ay)?|note|also|and|but|update|fyi|please note|change of plan),?:?\s+)*"
+    r"(?:(?:we(?:'ve| have)? (?:decided|agreed)(?: that| to)?|let'?s|we(?:'ll| will) go with|"
+    r"i think|remember(?: that)?|the final|final(?:ly)?,?)\s+)?",
     re.IGNORECASE,
 )
+_DETERMINERS = frozenset(
+    ["the", "our", "a", "an", "my", "your", "their", "its", "this", "that", "new", "current"]
+)
+_NOT_A_SUBJECT = frozenset(
+    [
+        *("it", "this", "that", "there", "here", "he", "she", "they", "we", "i", "you"),
+        *("what", "which", "who", "how", "why", "where", "when"),
+        *("everything", "nothing", "something"),
+    ]
+)
+_CLAUSES = re.compile(r";\s*|\s+[—–-]\s+|,\s+(?:and|but)\s+|\.\s+")
+_KO_VERB_STEM_ENDS = ("하", "되", "있", "없", "않", "같", "좋", "많", "적", "작", "높", "낮")
+# Last syllables of a word that is not a bare noun (a particle, an ending, an adnominal).
+_KO_NOT_BARE = tuple("운된던될의에로와과도만서고며면은는을를이가한인할")
+_KO_ADVERBIAL_TOPIC = ("에는", "에서는", "으로는", "로는", "까지는", "부터는", "에게는", "한테는")
+_KO_PRONOUN_SUBJECTS = frozenset(
+    ["내가", "제가", "네가", "우리가", "저희가", "우리는", "저는", "나는", "저희는", "우리도"]
+)
+
+
+# --- sentences ---------------------------------------------------------------------------
+
+_BOUNDARY = re.compile(r"[.!?。？！]+[\"'”’)\]]*(?=\s|$)|\n+")
+_ABBREVIATIONS = frozenset(
+    [
+        *("e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co"),
+        *("no", "approx", "st", "jr", "sr", "fig", "cf", "al"),
+    ]
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a text, without breaking "$29.99", "7.5%", "jane.doe@example.com",
+    "https://x.io/a.b", "Fly.io" or "e.g." apart."""
+    sentences: list[str] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        if match.group().startswith(".") and match.end() < len(text):
+            before = text[start : match.start()].split()
+            last = before[-1].lower() if before else ""
+            if (
+                last in _ABBREVIATIONS
+                or re.fullmatch(r"[a-z]", last)
+                or re.fullmatch(r"(?:[a-z]\.)+[a-z]", last)
+            ):
+                continue
+        sentences.append(text[start : match.end()])
+        start = match.end()
+    sentences.append(text[start:])
+    return [s.strip() for s in sentences if s.strip()]
+
+
+_EN_QUESTION_START = re.compile(
+    r"^(?:(?:what|when|where|who|whom|whose|why|how|which)\b.*\b(?:is|are|was|were|do|does|"
+    r"did|can|could|should|would|will|much|many)\b"
+    r"|(?:do|does|did|can|could|should|would|will|is|are|am|was|were)\s+(?:you|we|i|it|they|"
+    r"he|she|our|the|this|that|there)\b)",
+    re.IGNORECASE,
+)
+_KO_QUESTION_END = re.compile(r"(?:까요|나요|가요|습니까|니까|을까|ㄹ까|는지|냐|니|할까|될까)$")
+_KO_QUESTION_WORD = re.compile(r"얼마|언제|어디|누구|무엇|뭐|뭘|어떻게|어떤|왜|몇|어느")
+
+
+def is_question(sentence: str) -> bool:
+    """Whether a sentence asks rather than states ("What is our price?", "가격이 얼마지")."""
+    text = sentence.strip().rstrip(".!~ ")
+    if text.endswith(("?", "？")):
+        return True
+    if _EN_QUESTION_START.match(text):
+        return True
+    if _KO_QUESTION_END.search(text):
+        return True
+    return bool(_KO_QUESTION_WORD.search(text)) and text.endswith(("지", "요", "야", "죠", "래"))
+
+
+# --- words -------------------------------------------------------------------------------
 
 
 def normalize(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
-def subject_of(text: str) -> str:
-    """What a statement is about when it has the form "<subject> is <value>"; "" if not."""
-    stripped = _LEAD_IN.sub("", text.strip())
-    match = _COPULA.match(stripped)
-    if not match:
-        return ""
-    return normalize(match.group(1))
+def _strip_korean(word: str) -> str:
+    """A Hangul word without its particle or copula ending ("색상은" → "색상")."""
+    if not _HANGUL.search(word[-1:]):
+        # A foreign word with a Korean particle: "Hetzner로", "Fly.io에서".
+        return word
+    for suffix in _KO_SUFFIXES:
+        if word.endswith(suffix) and len(word) > len(suffix):
+            if suffix == "가" and len(word) == 2:
+                return word  # 단가, 휴가, 평가: the 가 is part of the noun
+            return word[: -len(suffix)]
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a text, lower-cased, Korean particles and endings stripped: the unit of
+    comparison for values and topics ("코랄로" and "코랄" are the same word)."""
+    words: list[str] = []
+    for token in re.findall(r"\w+", text.lower()):
+        match = re.match(r"^([a-z0-9_]+)([가-힣]+)$", token)
+        if match:  # "hetzner로": the foreign word and a particle
+            words.append(match.group(1))
+            continue
+        words.append(_strip_korean(token) if _HANGUL.search(token) else token)
+    return words
 
 
 def topic_words(text: str) -> set[str]:
     """The words naming what a statement is about: no values (numbers, dates, proper
-    names) and no decision or reversal vocabulary."""
+    names), no decision or reversal vocabulary, no Korean particles."""
     words: set[str] = set()
-    for position, word in enumerate(re.findall(r"[\w'’-]+", text)):
+    for position, word in enumerate(_WORD.findall(text)):
         lowered = word.lower()
         if lowered in _FILLER or lowered in _MONTHS or any(ch.isdigit() for ch in word):
+            continue
+        foreign = re.match(r"^([a-z0-9_]+)[가-힣]+$", lowered)
+        if foreign:  # "Hetzner로": a name with a particle, a value
+            continue
+        if _HANGUL.search(word):
+            stem = _strip_korean(lowered)
+            if stem in _KO_FILLER or stem.startswith(_KO_DECISION_STEMS) or len(stem) < 2:
+                continue
+            words.add(stem)
             continue
         if position > 0 and word[:1].isupper():
             continue
@@ -155,6 +402,202 @@ def topic_words(text: str) -> set[str]:
             continue
         words.add(lowered)
     return words
+
+
+# --- subjects ----------------------------------------------------------------------------
+
+
+def _english_subject(clause: str) -> str:
+    stripped = _LEAD_IN.sub("", clause.strip(" \t-*•\"'“”"), count=1)
+    match = _COPULA.match(stripped)
+    if not match:
+        return ""
+    words = [w for w in re.findall(r"[\w'’]+", match.group(1).lower())]
+    while words and words[0] in _DETERMINERS:
+        words = words[1:]
+    if not words or len(words) > 6 or " ".join(words) in _NOT_A_SUBJECT:
+        return ""
+    return " ".join(words)
+
+
+def _korean_subject(clause: str) -> str:
+    """The noun phrase marked as topic (은/는), else as subject or object (이/가/을/를),
+    with up to two bare nouns before it: "브랜드 색상은 틸로 변경" → "브랜드 색상"."""
+    words = [w.strip(".,!?~:;\"'“”()") for w in clause.split()]
+    for particles in (("은", "는"), ("이", "가", "을", "를")):
+        for index, word in enumerate(words):
+            if not word or not _HANGUL.search(word[-1]) or not word.endswith(particles):
+                continue
+            if word.endswith(_KO_ADVERBIAL_TOPIC) or word in _KO_PRONOUN_SUBJECTS:
+                continue
+            if word.endswith("가") and len(word) == 2:
+                continue
+            stem = word[:-1]
+            if not stem or stem in _KO_FILLER or stem.endswith(_KO_VERB_STEM_ENDS):
+                continue
+            phrase = [stem]
+            for before in reversed(words[max(0, index - 2) : index]):
+                noun_in_ga = len(before) == 2 and before.endswith("가")  # 휴가, 단가
+                if (
+                    not before
+                    or before in _KO_FILLER
+                    or (before.endswith(_KO_NOT_BARE) and not noun_in_ga)
+                    or not re.fullmatch(r"[\w]+", before)
+                ):
+                    break
+                phrase.insert(0, before)
+            return normalize(" ".join(phrase))
+    return ""
+
+
+# "Decision: …", "Note: …" label a kind of statement, not what it is about.
+_GENERIC_LABELS = frozenset(
+    [
+        *("change of plan", "note", "notes", "update", "fyi", "ps", "tip", "idea", "asked"),
+        *("decision", "decisions", "action item", "action items", "next step", "next steps"),
+        *("todo", "to do", "question", "answer", "summary", "reminder", "reply", "status"),
+        *("result", "noted", "ok", "okay", "sure", "done", "important", "reason", "why"),
+        *("결정", "메모", "참고", "요약", "질문", "답변", "할 일", "다음 단계", "업데이트"),
+    ]
+)
+
+
+def subject_of(text: str) -> str:
+    """What a statement is about: "the brand color" in "We decided to drop coral; the brand
+    color is now teal", "브랜드 색상" in "브랜드 색상은 틸로 변경"; "" when it has none."""
+    clauses = [c for c in _CLAUSES.split(text.strip()) if c.strip()]
+    labelled = ""
+    for clause in clauses:
+        head, colon, rest = clause.partition(": ")
+        for candidate in (rest, clause) if colon else (clause,):
+            subject = _english_subject(candidate)
+            if subject:
+                return subject
+        if colon and not labelled and 0 < len(head.split()) <= 4:
+            labelled = normalize(head)
+    for clause in clauses:
+        if _HANGUL.search(clause):
+            subject = _korean_subject(clause)
+            if subject:
+                return subject
+    if labelled and labelled not in _GENERIC_LABELS:
+        return " ".join(w for w in labelled.split() if w not in _DETERMINERS)
+    return ""
+
+
+# --- values ------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_URL = re.compile(r"https?://\S+|www\.\S+")
+_DOTTED = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z][A-Za-z0-9-]*)+")
+_PROPER = re.compile(
+    r"(?<![\w.])(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]?|[A-Z][a-z’']+)(?!\w|\.\w)"
+)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\n•*\-–—(\"“]\s*)$")
+_NOT_NAMES = frozenset(["I", "I'm", "I'll", "I've", "I'd", "OK", "AM", "PM", "TODO", "FYI"])
+_KO_TITLES = (
+    "님|씨|대표|대표님|팀장|팀장님|매니저|부장|과장|차장|실장|이사|사원|주임|디자이너|개발자|"
+    "선생님|교수|박사|작가|기자"
+)
+# A Korean name: a common surname and a two-syllable given name, before a title.
+_KO_SURNAMES = (
+    "김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성"
+    "차주우구민진나지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국"
+)
+_KO_NAME = re.compile(
+    rf"(?<![가-힣])([{_KO_SURNAMES}][가-힣]{{2}})\s?(?:{_KO_TITLES})"
+    r"(?=$|[^가-힣]|이|은|는|을|를|과|와|의|에게|께|한테|도|께서)"
+)
+_MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+\b\]?")
+
+
+def _number_key(raw: str) -> str:
+    digits = raw.replace(",", "")
+    whole, dot, fraction = digits.partition(".")
+    return (whole.lstrip("0") or "0") + (dot + fraction if fraction else "")
+
+
+def numbers_in(text: str) -> set[str]:
+    """The numbers of a text as comparable keys: "$1,240" and "1240" are one number,
+    "$29.99" is not "$29"."""
+    return {_number_key(m.group()) for m in _NUMBER.finditer(_MISSION_REF.sub(" ", text))}
+
+
+def names_in(text: str) -> set[str]:
+    """Proper names, e-mail addresses, URLs and dotted names ("Fly.io") of a text,
+    lower-cased: capitalised words that do not start a sentence, CamelCase and ALLCAPS
+    words, and Korean names followed by a title ("김서연 님")."""
+    text = _MISSION_REF.sub(" ", text)
+    found: set[str] = set()
+    for pattern in (_EMAIL, _URL):
+        for match in pattern.finditer(text):
+            found.add(match.group().rstrip(".,;:)").lower())
+            text = text.replace(match.group(), " ")
+    for match in _DOTTED.finditer(text):
+        if "." in match.group() and not re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]?", match.group()):
+            found.add(match.group().lower())
+    for match in _PROPER.finditer(text):
+        word = match.group()
+        if word in _NOT_NAMES or _SENTENCE_START.search(text[: match.start()]):
+            continue
+        found.add(word.lower())
+    for match in _KO_NAME.finditer(text):
+        found.add(match.group(1))
+    return found
+
+
+def _mentions(value: str, text: str) -> bool:
+    """Whether `text` names `value` as a whole-word sequence, particles aside."""
+    needle = content_words(value)
+    haystack = content_words(text)
+    if not needle:
+        return False
+    width = len(needle)
+    return any(haystack[i : i + width] == needle for i in range(len(haystack) - width + 1))
+
+
+# --- reversals ---------------------------------------------------------------------------
+
+_VALUE = r"(?P<v>[^,;:()]+?)"
+_VALUE_END = r"(?=\s*(?:[,;:()]|\.(?:\s|$)|$|\s+(?:and|but|for|as|because|since|from|on)\b))"
+_REPLACED = [
+    re.compile(rf"\binstead of\s+(?:using\s+|the\s+|our\s+)?{_VALUE}{_VALUE_END}", re.I),
+    re.compile(rf"\brather than\s+(?:using\s+|the\s+)?{_VALUE}{_VALUE_END}", re.I),
+    re.compile(
+        rf"\b(?:drop|ditch|scrap)(?:s|ped|ping)?\s+(?:the\s+|our\s+)?{_VALUE}{_VALUE_END}", re.I
+    ),
+    re.compile(rf"\bno longer\s+(?:use\s+|using\s+|on\s+|with\s+)?{_VALUE}{_VALUE_END}", re.I),
+    re.compile(r"\b(?:switch|mov)(?:e|es|ed|ing)?\s+(?:away\s+)?from\s+(?P<v>.+?)\s+to\b", re.I),
+    re.compile(r"\breplac(?:e|es|ed|ing)\s+(?:the\s+)?(?P<v>.+?)\s+with\b", re.I),
+    re.compile(r"\bnot\s+(?P<v>\S+)\s+anymore\b", re.I),
+    re.compile(r"(?P<v>[^\s,;]+?)(?:을|를)?\s*대신"),
+    re.compile(r"(?P<v>[^\s,;]+?)(?:은|는|을|를)?\s*(?:취소|폐기|철회|빼기로|빼고|제외)"),
+    re.compile(
+        r"(?P<v>[^\s,;]+?)에서\s+\S+?(?:으로|로)\s*(?:변경|바꾸|바꿔|바꿨|전환|옮기|옮겨|이전)"
+    ),
+    re.compile(r"(?P<v>[^\s,;]+?)(?:이|가)?\s*아니라"),
+    re.compile(r"(?P<v>[^\s,;]+?)\s*말고"),
+]
+_NOT_VALUES = frozenset(["it", "that", "this", "them", "the plan", "plan", "그거", "이거", "그것"])
+
+
+def replaced_values(text: str) -> list[str]:
+    """What a statement says is replaced or dropped: "Fly.io" in "switch to Hetzner
+    instead of Fly.io", "코랄" in "코랄 대신 틸로"."""
+    values: list[str] = []
+    for pattern in _REPLACED:
+        for match in pattern.finditer(text):
+            value = match.group("v").strip(" \"'“”‘’.")
+            words = value.split()
+            if not words or len(words) > 4:
+                continue
+            if _HANGUL.search(value[-1:]):
+                value = _strip_korean(value)
+            if value.lower() in _NOT_VALUES or not content_words(value):
+                continue
+            values.append(value)
+    return values
 
 
 def reverses(text: str) -> bool:
@@ -171,3 +614,37 @@ def same_topic(new: str, old: str) -> bool:
         return False
     overlap = len(a & b)
     return overlap >= 1 and overlap / min(len(a), len(b)) >= 0.5
+
+
+def conflicts(new: str, old: str) -> bool:
+    """Whether both cannot hold at once: another statement about the same subject, or one
+    that explicitly replaces a value the older one states. Strict (no topic guessing):
+    this is what the verifier calls a contradiction."""
+    if normalize(new) == normalize(old):
+        return False
+    subject = subject_of(new)
+    if subject and subject == subject_of(old):
+        return True
+    dropped_by_old = {normalize(v) for v in replaced_values(old)}
+    return any(
+        _mentions(value, old) and normalize(value) not in dropped_by_old
+        for value in replaced_values(new)
+    )
+
+
+def supersedes(new: str, old: str) -> bool:
+    """Whether a newer statement retires an older one: a conflict, or an explicit change
+    ("instead", "변경", …) of something on the same topic."""
+    if normalize(new) == normalize(old):
+        return False
+    return conflicts(new, old) or (reverses(new) and same_topic(new, old))
+
+
+def rarity(words: list[str], document_frequency: dict[str, int], documents: int) -> float:
+    """How unusual the rarest few words of a statement are in a collection (inverse
+    document frequency of its three rarest content words, averaged)."""
+    scores = sorted(
+        (math.log((documents + 1) / (document_frequency.get(w, 0) + 0.5)) for w in set(words)),
+        reverse=True,
+    )[:3]
+    return sum(scores) / 3 if scores else 0.0

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -53,3 +53,19 @@ class Provider(Protocol):
     def structured(
         self, *, messages: ChatMessages, schema: type[T], model: str | None = None
     ) -> tuple[T, Usage]: ...
+
+
+def strict_json_schema(schema: dict[str, Any]) -> None:
+    """Make a model's JSON schema one that OpenAI's strict structured output accepts:
+    every property required, no `default` (strict mode rejects it; the Python side keeps
+    its defaults), no other properties. The openai SDK adds `required` and
+    `additionalProperties` itself but sends non-null defaults as they are."""
+    properties = schema.get("properties", {})
+    for prop in properties.values():
+        prop.pop("default", None)
+    schema["required"] = list(properties)
+    schema["additionalProperties"] = False
+
+
+# For every pydantic model a provider is asked to fill with `structured`.
+STRICT_OUTPUT = ConfigDict(extra="forbid", json_schema_extra=strict_json_schema)

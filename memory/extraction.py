@@ -4,9 +4,10 @@ proposed and remembered. A model with structured output proposes them; without o
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from llm.base import ChatMessages, Provider, ProviderError
+from language.statements import is_question, normalize, split_sentences
+from llm.base import STRICT_OUTPUT, ChatMessages, Provider, ProviderError
 from llm.gateway import get_provider
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import MemoryRejected, Target, memory_item_remember
@@ -15,14 +16,14 @@ from office.models import ChannelKind
 
 
 class MemoryCandidate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_OUTPUT
 
     kind: str = Field(description="preference, fact, rule or decision")
     text: str = Field(description="The durable statement, self-contained.")
 
 
 class MemoryCandidates(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_OUTPUT
 
     items: list[MemoryCandidate] = Field(default_factory=list)
 
@@ -44,33 +45,64 @@ def extract_messages(*, instruction: str, reply: str) -> ChatMessages:
     ]
 
 
-_MEMORY_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("fact", re.compile(r"\bremember(?: that)?\s+(.{6,300}?)(?:[.!\n]|$)", re.I)),
-    ("rule", re.compile(r"\b((?:always|never)\s+.{6,300}?)(?:[.!\n]|$)", re.I)),
+_TRAILING = " \t.!。,;:~"
+# One candidate per sentence, the first pattern that matches: (kind, pattern, the group
+# that is the item's text; 0 is the whole sentence).
+_MEMORY_PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
+    ("rule", re.compile(r"\b((?:always|never)\s+.{6,300})$", re.I), 1),
+    ("rule", re.compile(r"항상|절대|반드시|무조건"), 0),
+    (
+        "decision",
+        re.compile(
+            r"\b(?:we(?:'ve| have)? decided|we agreed|let'?s (?:switch|go with|use|move|drop|"
+            r"stick with|keep)|we(?:'ll| will) (?:go with|switch|use)|switch(?:ing)? to\b.*"
+            r"\binstead of)\b",
+            re.I,
+        ),
+        0,
+    ),
+    ("decision", re.compile(r"기로 (?:했|함|결정|합의)|결정했|로 결정|확정했|정했"), 0),
+    ("preference", re.compile(r"\b(i (?:prefer|like|want you to)\b.{3,300})$", re.I), 1),
+    ("preference", re.compile(r"(?:저는|나는|전|난)\s.*(?:선호|좋아)"), 0),
+    ("fact", re.compile(r"\bremember(?: that)?[:,]?\s+(.{6,300})$", re.I), 1),
+    ("fact", re.compile(r"^(?:기억해\s?(?:줘|둬|두세요|주세요)?)[:,]\s*(.{4,300})$"), 1),
     (
         "fact",
         re.compile(
-            r"\b(our (?:price|pricing|company|product|customers?|target)\b"
-            r".{3,300}?)(?:[.!\n]|$)",
-            re.I,
+            r"^(.{4,300}?)\s*(?:(?:이)?라는|다는|는|은|을|를)?\s*(?:것을|걸|거)?\s*"
+            r"기억해\s?(?:줘|둬|두세요|주세요|놔|놓아)?$"
         ),
+        1,
     ),
-    ("decision", re.compile(r"\b(we (?:have )?decided\b.{3,300}?)(?:[.!\n]|$)", re.I)),
-    ("preference", re.compile(r"\b(i (?:prefer|like|want you to)\b.{3,300}?)(?:[.!\n]|$)", re.I)),
+    (
+        "fact",
+        re.compile(r"\b(our (?:price|pricing|company|product|customers?|target)\b.{3,300})$", re.I),
+        1,
+    ),
+    ("fact", re.compile(r"(우리\s?(?:회사|제품|가격|고객|타깃|타겟).{3,300})$"), 1),
 ]
 
 
 def pattern_candidates(instruction: str) -> MemoryCandidates:
-    """The deterministic extraction: explicit patterns in the person's words only."""
+    """The deterministic extraction: explicit patterns in the person's words only, one
+    sentence at a time (so "$29.99", "7.5%" and "jane.doe@example.com" stay whole);
+    questions are never facts."""
     found: list[MemoryCandidate] = []
     seen: set[str] = set()
-    for kind, pattern in _MEMORY_PATTERNS:
-        for match in pattern.finditer(instruction):
-            text = match.group(1).strip().rstrip(",;")
-            key = text.lower()
-            if key not in seen:
+    for sentence in split_sentences(instruction):
+        if is_question(sentence):
+            continue
+        sentence = sentence.rstrip(_TRAILING)
+        for kind, pattern, group in _MEMORY_PATTERNS:
+            match = pattern.search(sentence)
+            if match is None:
+                continue
+            text = match.group(group).strip().rstrip(_TRAILING) if group else sentence
+            key = normalize(text)
+            if text and key not in seen:
                 seen.add(key)
                 found.append(MemoryCandidate(kind=kind, text=text[0].upper() + text[1:]))
+            break
     return MemoryCandidates(items=found)
 
 

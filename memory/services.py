@@ -10,7 +10,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from language.statements import normalize, reverses, same_topic, subject_of
+from language.statements import normalize, supersedes
 from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from missions.models import Mission
 from office.models import Channel, Employee, Office
@@ -156,12 +156,18 @@ def memory_item_supersede(
     return new
 
 
-def _contradicts(new: str, old: str) -> bool:
-    """A newer statement about the same subject with another value, or an explicit change."""
-    subject = subject_of(new)
-    if subject and subject == subject_of(old):
-        return normalize(new) != normalize(old)
-    return reverses(new) and same_topic(new, old)
+# Kinds that state how things are: a decision can retire a fact and the other way round
+# ("the brand color is coral", then "we decided to drop coral; the brand color is now
+# teal"). Rules and preferences only replace their own kind.
+_STATEMENT_KINDS = frozenset([MemoryKind.FACT, MemoryKind.DECISION])
+
+
+def _replaces(*, new: str, new_kind: str, old: MemoryItem) -> bool:
+    """A newer statement about the same subject with another value, one that names the
+    value it drops ("instead of Fly.io", "코랄 대신"), or an explicit change of the same
+    topic: the rule the rolling summary uses too (language/statements.py)."""
+    same_kind = old.kind == new_kind or {old.kind, new_kind} <= _STATEMENT_KINDS
+    return same_kind and supersedes(new, old.text)
 
 
 @transaction.atomic
@@ -175,7 +181,7 @@ def memory_item_remember(
     created_by: User | None = None,
 ) -> tuple[MemoryItem, str]:
     """Store a candidate the way memory should grow: a duplicate is merged into the item
-    it repeats, a contradiction supersedes the item it replaces. Returns the item and
+    it repeats, a contradiction supersedes the items it replaces. Returns the item and
     what happened: "created", "merged" or "superseded"."""
     text = memory_text_clean(text, kind)
     key = normalize(text)
@@ -185,16 +191,22 @@ def memory_item_remember(
             item.updated_at = timezone.now()
             item.save(update_fields=["updated_at"])
             return item, "merged"
-    for item in candidates:
-        if item.kind == kind and _contradicts(text, item.text):
-            return memory_item_supersede(
-                old=item,
-                text=text,
-                kind=kind,
-                origin=origin,
-                source_mission=source_mission,
-                created_by=created_by,
-            ), "superseded"
+    replaced = [item for item in candidates if _replaces(new=text, new_kind=kind, old=item)]
+    if replaced:
+        new = memory_item_supersede(
+            old=replaced[0],
+            text=text,
+            kind=kind,
+            origin=origin,
+            source_mission=source_mission,
+            created_by=created_by,
+        )
+        for other in replaced[1:]:
+            # One statement can retire several (the fact and the decision it changes).
+            other.active = False
+            other.superseded_by = new
+            other.save(update_fields=["active", "superseded_by", "updated_at"])
+        return new, "superseded"
     return memory_item_create(
         target=target,
         kind=kind,

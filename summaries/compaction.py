@@ -108,6 +108,7 @@ def compaction_block_fold(
         previous=SummaryState(),
         folded=[(None, m.seq) for m in missions],
         budget_chars=budget,
+        missions=fold_inputs(missions),
     )
     return {
         "seqs": [m.seq for m in missions],
@@ -130,9 +131,12 @@ def merge_states(base: SummaryState, blocks: list[SummaryState], budget: int) ->
             if decision.superseded:
                 merged.decisions.append(decision.model_copy(deep=True))
                 continue
-            for seq in decision.missions[:1]:
-                add_item(merged, "decisions", decision.text, seq, decision.session)
-            added = merged.decisions[-1]
+            if not decision.missions:
+                continue
+            # The item it landed in: a new decision, or the one it repeats.
+            added = add_item(
+                merged, "decisions", decision.text, decision.missions[0], decision.session
+            )
             for extra in decision.missions[1:]:
                 if extra not in added.missions:
                     added.missions.append(extra)
@@ -201,7 +205,13 @@ def compaction_merge(
     _excuse(merged, missing)
     # Excusing adds drops: verify again, then record whether every key token is now
     # either kept or its mission recorded as dropped.
-    report = summary_verify(state=merged, previous=base, folded=folded, budget_chars=budget)
+    report = summary_verify(
+        state=merged,
+        previous=base,
+        folded=folded,
+        budget_chars=budget,
+        missions=fold_inputs(missions),
+    )
     report.checks["replay"] = not replay_missing(merged, missions)
     report.ok = report.ok and report.checks["replay"]
     if not report.ok:

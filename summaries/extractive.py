@@ -1,43 +1,127 @@
 """The deterministic, extractive fold: what the offline provider uses, and the fallback
-when a model's fold fails verification twice. It keeps the sentences that carry
-decisions, constraints, numbers, names and dates, in the original words, and compresses
-to the budget by evicting what matters least first. It never loses a mission: whatever
-it does not keep is listed as dropped with the reason."""
+when a model's fold fails verification twice.
+
+It keeps sentences in their original words and decides by salience, not age, what stays
+when the budget is tight: the person's words over the assistant's, never the provider's
+boilerplate or its echoes of the instruction and the summary; decisions and rules over
+facts; numbers with units, money, dates, names and words rare in the conversation over
+plain prose. Near-duplicate sentences collapse into one item; a newer statement about the
+same subject (Korean or English, language/statements.py) retires the older one. It never
+loses a mission: a mission no item cites is listed as dropped, with a one-line digest."""
 
 import re
+from collections import Counter
+from dataclasses import dataclass
 
-from language.statements import normalize, reverses, same_topic
-from summaries.render import render_summary
+from language.statements import (
+    conflicts,
+    content_words,
+    is_question,
+    names_in,
+    normalize,
+    numbers_in,
+    rarity,
+    split_sentences,
+    subject_of,
+    supersedes,
+)
+from summaries.render import Ref, item_refs, render_summary
 from summaries.schemas import Decision, DroppedMission, FoldMission, SummaryItem, SummaryState
 
 ITEM_CHARS = 220
-KEEP_RECENT_QUESTIONS = 4
-KEEP_RECENT_ACTIONS = 4
+# A mission that leaves nothing durable is still named, by a digest item in the facts:
+# the least salient of all, the first to go (into its `dropped` reason) when room is short.
+DIGEST_PREFIX = "Asked: "
+GOAL_CHARS = 200
+DIGEST_CHARS = 90
+# Sentences kept per mission at most: the rest stays in the original, for recall.
+KEEP_PER_MISSION = 4
+# Missions one item cites at most; a template repeated more often names its latest ones.
+MAX_CITES = 6
 
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
+SECTIONS = ("decisions", "constraints", "facts", "open_questions", "next_actions")
+SECTION_WEIGHT = {
+    "decisions": 4.0,
+    "constraints": 3.0,
+    "facts": 1.5,
+    "next_actions": 1.0,
+    "open_questions": 0.5,
+}
+
 _DECISION = re.compile(
-    r"\b(decid\w*|agreed|go(?:ing)? with|chose|chosen|approved?|let'?s|finali[sz]ed?|"
-    r"settled on|confirmed|switch(?:ed)? to|we will use|we'll use)\b",
+    r"\b(?:decid\w*|agreed|go(?:ing)? with|chose|chosen|approved?|let'?s|finali[sz]ed?|"
+    r"settled on|confirmed|switch(?:ed|ing)? to|instead of|we will use|we'll use|"
+    r"drop(?:ped|ping)?)\b"
+    r"|정했|정하자|정함|하기로|확정|대신|취소|합의|채택|승인|(?:으로|로) 가자|(?:으로|로) 갑시다"
+    r"|변경(?!\s?(?:사항|내역|이력|요청|점))|결정(?!\s?(?:사항|내역|들))",
     re.IGNORECASE,
 )
 _CONSTRAINT = re.compile(
-    r"\b(must|never|always|only|no more than|at most|at least|deadline|due (?:on|by)|budget|"
-    r"prefer\w*|don'?t|do not|should not|shouldn'?t|required?|limit\w*|target customers?|"
-    r"audience)\b",
+    r"\b(?:must|never|always|only|no more than|at most|at least|deadline|due (?:on|by)|"
+    r"budget|prefer\w*|don'?t|do not|should not|shouldn'?t|required?|limit\w*|"
+    r"target customers?|audience)\b"
+    r"|항상|절대|반드시|무조건|금지|하지 ?마|말 것|까지|예산|마감|기한|최대|최소|이하|이내|"
+    r"선호|필수|타깃|타겟|대상 고객|원칙|규칙",
     re.IGNORECASE,
 )
-_ACTION = re.compile(r"^(?:next(?: step)?s?|to-?do|action(?: item)?s?)\b|\bnext step", re.I)
-_VALUE = re.compile(
-    r"\d|[$€£₩¥%]|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
-    r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday|tomorrow|next week)\b",
+_ACTION = re.compile(
+    r"^(?:next(?: step)?s?|to-?do|action(?: item)?s?)\b|\bnext step|다음 단계|할 일|해야 할 일",
     re.IGNORECASE,
 )
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*")
+_MONEY = re.compile(
+    r"[$€£₩¥]\s?\d|\d[\d,.]*\s?(?:k|m|만|천|억)?\s?(?:달러|원|usd\b|eur\b|krw\b|gbp\b|"
+    r"dollars?\b|euros?\b|won\b)",
+    re.IGNORECASE,
+)
+_PERCENT = re.compile(r"\d[\d.,]*\s?(?:%|percent\b|퍼센트|프로\b)", re.IGNORECASE)
+_DATE = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.? \d{1,2}\b"
+    r"|\b\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*"
+    r"|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}\b|\b\d{1,2}:\d{2}\b"
+    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week)\b"
+    r"|\d{1,2}월\s?\d{1,2}일|\d{1,2}월|[월화수목금토일]요일|내일|모레|다음 주|오전 \d|오후 \d",
+    re.IGNORECASE,
+)
+_QUANTITY = re.compile(
+    r"\d[\d,.]*\s?(?:명|개|건|회|일|주|개월|달|년|시간|분|대|층|장|쪽|페이지|곳|번|배)"
+    r"|\d[\d,.]*\s?(?:k|m|x)?\s+(?!(?:of|and|or|the|to|in|on|at|for|is|are|by)\b)[a-z][a-z-]{2,}",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"“[^”]{3,80}”|\"[^\"]{3,80}\"|‘[^’]{3,80}’|「[^」]{2,80}」")
+_REQUEST_KO = re.compile(
+    r"(?:줘|주세요|줄래|주실래요|해라|하세요|봐|봐요|부탁(?:해|해요|드려요|합니다)?|시오)[.!~]*$"
+)
+_REQUEST_EN = re.compile(
+    r"^(?:please\s+|can you\s+|could you\s+)?(?:draft|write|prepare|send|check|summari[sz]e|"
+    r"make|create|update|review|find|list|tell|give|show|add|remove|fix|plan|schedule|book|"
+    r"call|email|ask|translate|compare|research|look|help|outline|collect|gather|read)\b",
+    re.IGNORECASE,
+)
+_STATEMENT_KO = re.compile(r"(?:다|요|야|임|음|이고|이며|죠)[.!~]*$|[가-힣]$")
+_COPULA = re.compile(r"\b(?:is|are|was|were|will be|remains|stays|has|have)\b", re.IGNORECASE)
+
+# What a provider says around its answer, not in it. The offline provider composes its
+# whole reply from echoes (of the instruction, the summary, memory and recall) and a
+# disclaimer (llm/offline.py): none of it is something the person established.
+_OFFLINE_REPLY = "(Offline demo reply"
+_ECHO_LEADS = re.compile(
+    r"^(?:on it:|from our earlier work|i also remember|looking back|here(?:'s| is| are)\b|"
+    r"sure\b|certainly\b|of course\b|absolutely\b|got it\b|okay\b|ok\b|noted\b|understood\b|"
+    r"will do\b|happy to help|great question|let me know|i hope|hope this helps|thanks\b|"
+    r"thank you\b|알겠습니다|네[,. ]|좋아요|물론|감사합니다|확인했습니다)",
+    re.IGNORECASE,
+)
+_SUMMARY_POINTER = re.compile(r"\[(?:s\d+)?#\d+|\bmission #\d+")
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip(" -*•\t") for s in _SENTENCE.split(text) if len(s.strip()) >= 12]
+@dataclass
+class Candidate:
+    section: str
+    text: str
+    score: float
+    position: int
+    from_reply: bool
 
 
 def _clip(text: str, limit: int = ITEM_CHARS) -> str:
@@ -48,46 +132,267 @@ def _clip(text: str, limit: int = ITEM_CHARS) -> str:
     return cut + "…"
 
 
-def _classify(sentence: str, *, from_reply: bool) -> str | None:
+def _sentences(text: str) -> list[str]:
+    kept = []
+    for sentence in split_sentences(text):
+        sentence = sentence.strip(" -*•\t")
+        hangul = bool(re.search(r"[가-힣]", sentence))
+        if len(sentence) >= 12 or (hangul and len(sentence) >= 5):
+            kept.append(sentence)
+    return kept
+
+
+def mission_digest(mission: FoldMission) -> str:
+    """One line saying what a mission was: the person's words, clipped."""
+    text = " ".join(mission.instruction.split())
+    if len(text) < 40:
+        answer = " ".join(reply_sentences(mission.instruction, mission.reply))
+        if answer:
+            text = f"{text} → {answer}" if text else answer
+    return _clip(text, DIGEST_CHARS) or f"mission #{mission.seq}"
+
+
+def _values(sentence: str) -> set[str]:
+    return numbers_in(sentence) | names_in(sentence)
+
+
+def reply_sentences(instruction: str, reply: str) -> list[str]:
+    """What the reply adds to the instruction: without the provider's boilerplate, its
+    echoes of the instruction and of the summary, and restatements of the person's values."""
+    if _OFFLINE_REPLY in reply:
+        return []
+    asked = _values(instruction)
+    asked_words = set(content_words(instruction))
+    kept = []
+    for sentence in _sentences(reply):
+        values = _values(sentence)
+        if _SUMMARY_POINTER.search(sentence) or (_ECHO_LEADS.match(sentence) and not values):
+            continue
+        words = content_words(sentence)
+        if words and len([w for w in words if w in asked_words]) / len(words) >= 0.8:
+            continue  # the instruction said back
+        if not is_question(sentence) and values <= asked:
+            continue  # nothing the person had not said
+        kept.append(sentence)
+    return kept
+
+
+def _states_something(sentence: str) -> bool:
+    """Whether a sentence states how things are ("X is Y", "X는 Y다") rather than asks
+    for something."""
+    if re.search(r"[가-힣]", sentence):
+        return (
+            bool(subject_of(sentence))
+            and not _REQUEST_KO.search(sentence)
+            and bool(_STATEMENT_KO.search(sentence))
+        )
+    return bool(_COPULA.search(sentence)) and bool(subject_of(sentence))
+
+
+def classify(sentence: str, *, from_reply: bool) -> str | None:
+    """Which section a sentence belongs to, or None when it is not worth keeping."""
+    if is_question(sentence):
+        return "open_questions" if from_reply else None
     if _DECISION.search(sentence):
         return "decisions"
     if _CONSTRAINT.search(sentence):
         return "constraints"
-    if from_reply and sentence.endswith("?"):
-        return "open_questions"
     if _ACTION.search(sentence):
         return "next_actions"
-    if sentence.endswith("?"):
-        return None
-    if _VALUE.search(sentence) or len(_NAME.findall(sentence)) >= 1:
+    # A request is a task, not a fact, unless it carries money, a date or a name.
+    request = bool(_REQUEST_KO.search(sentence) or _REQUEST_EN.match(sentence))
+    if value_weight(sentence) > (2.0 if request else 0.5):
+        return "facts"
+    if not from_reply and not request and _states_something(sentence):
         return "facts"
     return None
 
 
-def add_item(state: SummaryState, section: str, text: str, seq: int, session: int | None) -> None:
+def value_weight(text: str) -> float:
+    """How much a text carries that a summary must not lose: money, dates, quantities,
+    names, quoted wording."""
+    weight = 0.0
+    if _MONEY.search(text):
+        weight += 3.0
+    if _PERCENT.search(text):
+        weight += 2.0
+    if _DATE.search(text):
+        weight += 2.5
+    if _QUANTITY.search(text):
+        weight += 1.5
+    if _QUOTED.search(text):
+        weight += 1.5
+    weight += 1.5 * min(len(names_in(text)), 3)
+    if weight == 0.0 and numbers_in(text):
+        weight = 0.5
+    return weight
+
+
+class Salience:
+    """Scores statements against a collection (the summary and the missions being
+    folded), so that words rare in the conversation count."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.documents = len(texts)
+        self.frequency: Counter[str] = Counter()
+        for text in texts:
+            self.frequency.update(set(content_words(text)))
+
+    def score(self, text: str, section: str) -> float:
+        words = [w for w in content_words(text) if not w.isdigit() and len(w) > 1]
+        return (
+            SECTION_WEIGHT[section]
+            + value_weight(text)
+            + 0.8 * rarity(words, self.frequency, max(self.documents, 1))
+        )
+
+
+def _shape(text: str) -> set[str]:
+    """The words of a sentence with its numbers masked: template sentences share it."""
+    return {"#" if any(c.isdigit() for c in w) else w for w in content_words(text)}
+
+
+def _near_duplicate(a: str, b: str) -> bool:
+    shape_a, shape_b = _shape(a), _shape(b)
+    if len(shape_a) < 3 or len(shape_b) < 3:
+        return False
+    return len(shape_a & shape_b) / len(shape_a | shape_b) >= 0.8
+
+
+def _cited(state: SummaryState, ref: Ref) -> bool:
+    """Whether an item cites the mission. The goal does not count: a merge of block
+    folds keeps one goal, and the missions of the others must stay covered."""
+    return any(ref in item_refs(item) for _, item in state.items())
+
+
+def _drop(state: SummaryState, ref: Ref, reason: str) -> None:
+    if any((d.session, d.mission) == ref for d in state.dropped):
+        return
+    state.dropped.append(DroppedMission(mission=ref[1], session=ref[0], reason=reason))
+
+
+def _is_digest(item: SummaryItem) -> bool:
+    return item.text.startswith(DIGEST_PREFIX)
+
+
+def _digest_of(text: str) -> str:
+    return _clip(text.removeprefix(DIGEST_PREFIX), DIGEST_CHARS)
+
+
+def _cite(state: SummaryState, item: SummaryItem, seq: int) -> None:
+    if seq not in item.missions:
+        item.missions.append(seq)
+    while len(item.missions) > MAX_CITES:
+        oldest = item.missions.pop(0)
+        if not _cited(state, (item.session, oldest)):
+            _drop(
+                state,
+                (item.session, oldest),
+                f"near-duplicate of #{item.missions[-1]}; digest: {_digest_of(item.text)}",
+            )
+
+
+def _reword(state: SummaryState, item: SummaryItem, text: str, seq: int) -> None:
+    """Give an item a newer mission's wording. The words being replaced are the newest
+    cited mission's own: they stay in `dropped` as its digest (the mission stays cited)."""
+    if item.missions and normalize(item.text) != normalize(text):
+        _drop(
+            state,
+            (item.session, item.missions[-1]),
+            f"reworded by #{seq}; digest: {_digest_of(item.text)}",
+        )
+    item.text = text
+    _cite(state, item, seq)
+
+
+def _retire(state: SummaryState, section: str, item: SummaryItem, seq: int) -> None:
+    """Take out a fact or constraint that a newer statement replaces."""
+    items: list[SummaryItem] = getattr(state, section)
+    items[:] = [i for i in items if i is not item]
+    for old in item.missions:
+        if not _cited(state, (item.session, old)):
+            _drop(
+                state,
+                (item.session, old),
+                f"superseded by #{seq}; digest: {_digest_of(item.text)}",
+            )
+
+
+def _contradict(new: str, old: str) -> bool:
+    return supersedes(new, old) or conflicts(old, new)
+
+
+def add_item(
+    state: SummaryState, section: str, text: str, seq: int, session: int | None
+) -> SummaryItem:
+    """Merge one statement into the state: a repeat cites its mission again, a near-
+    duplicate replaces the older wording, a decision supersedes the live decisions (and
+    retires the facts) it contradicts, a fact replaces the fact it updates."""
     items: list[SummaryItem] = getattr(state, section)
     key = normalize(text)
     for item in items:
-        if normalize(item.text) == key and item.session == session:
-            if seq not in item.missions:
-                item.missions.append(seq)
-            return
+        if isinstance(item, Decision) and item.superseded:
+            continue
+        if item.session == session and normalize(item.text) == key:
+            _cite(state, item, seq)
+            return item
+    digest = text.startswith(DIGEST_PREFIX)
     if section == "decisions":
         for old in state.decisions:
-            if not old.superseded and reverses(text) and same_topic(text, old.text):
+            if not old.superseded and (_contradict(text, old.text) or normalize(old.text) == key):
                 old.superseded = True
                 old.superseded_by = [*old.superseded_by, seq]
-        state.decisions.append(Decision(text=text, missions=[seq], session=session))
-        return
-    if section in ("facts", "constraints"):
-        # A newer value for the same subject replaces the older statement; the older
-        # mission stays listed as evidence of the subject's history.
-        for existing in items:
-            if existing.session == session and same_topic(text, existing.text) and reverses(text):
-                existing.text = text
-                existing.missions = [*existing.missions, seq]
-                return
-    items.append(SummaryItem(text=text, missions=[seq], session=session))
+        for other in ("facts", "constraints"):
+            for item in list(getattr(state, other)):
+                if not _is_digest(item) and supersedes(text, item.text):
+                    _retire(state, other, item, seq)
+        decision = Decision(text=text, missions=[seq], session=session)
+        state.decisions.append(decision)
+        return decision
+    if section in ("facts", "constraints") and not digest:
+        # A digest says that something was asked, not how things are: it neither
+        # replaces nor is replaced by a statement, it only collapses with its kind.
+        for existing in list(items):
+            if not _is_digest(existing) and supersedes(text, existing.text):
+                if existing.session == session:
+                    # The older mission stays cited: evidence of the subject's history.
+                    _reword(state, existing, text, seq)
+                    return existing
+                _retire(state, section, existing, seq)
+    for item in items:
+        if (
+            item.session == session
+            and _is_digest(item) == digest
+            and _near_duplicate(text, item.text)
+        ):
+            _reword(state, item, text, seq)
+            return item
+    new = SummaryItem(text=text, missions=[seq], session=session)
+    items.append(new)
+    return new
+
+
+def _candidates(mission: FoldMission, state: SummaryState, salience: Salience) -> list[Candidate]:
+    """The sentences of a mission worth keeping, best first: the person's over the reply's."""
+    found: list[Candidate] = []
+    sources = [(mission.instruction, False)]
+    sources.append(("\n".join(reply_sentences(mission.instruction, mission.reply)), True))
+    position = 0
+    for text, from_reply in sources:
+        for sentence in _sentences(text):
+            position += 1
+            section = classify(sentence, from_reply=from_reply)
+            if section is None:
+                continue
+            clipped = _clip(sentence)
+            if section in ("facts", "constraints") and any(
+                not d.superseded and supersedes(clipped, d.text) for d in state.decisions
+            ):
+                section = "decisions"  # it changes something decided: it is a decision
+            score = salience.score(clipped, section) - (1.5 if from_reply else 0.0)
+            found.append(Candidate(section, clipped, score, position, from_reply))
+    found.sort(key=lambda c: -c.score)
+    return sorted(found[:KEEP_PER_MISSION], key=lambda c: c.position)
 
 
 def extractive_fold(
@@ -102,73 +407,98 @@ def extractive_fold(
     `session` is the number of the session the missions belong to when they come from an
     earlier one (carry-over), None for this session's own."""
     state = previous.model_copy(deep=True)
+    salience = Salience(
+        [item.text for _, item in state.items()]
+        + [s for m in missions for s in _sentences(f"{m.instruction}\n{m.reply}")]
+    )
+    digests: dict[Ref, str] = {}
     for mission in missions:
+        digests[(session, mission.seq)] = mission_digest(mission)
         if not state.goal:
-            first = _sentences(mission.instruction)[:1]
+            first = [s for s in _sentences(mission.instruction) if not is_question(s)][:1]
             if first:
-                state.goal = _clip(first[0], 200)
+                state.goal = _clip(first[0], GOAL_CHARS)
                 state.goal_missions = [mission.seq] if session is None else []
-        kept = 0
-        for text, from_reply in ((mission.instruction, False), (mission.reply, True)):
-            for sentence in _sentences(text):
-                section = _classify(sentence, from_reply=from_reply)
-                if section is not None:
-                    add_item(state, section, _clip(sentence), mission.seq, session)
-                    kept += 1
-        if not kept and not (session is None and mission.seq in state.goal_missions):
-            state.dropped.append(
-                DroppedMission(
-                    mission=mission.seq,
-                    session=session,
-                    reason="no decision, constraint, number, name or date to keep; original kept",
-                )
+        asked = False
+        for candidate in _candidates(mission, state, salience):
+            add_item(state, candidate.section, candidate.text, mission.seq, session)
+            asked = asked or not candidate.from_reply
+        if not asked:
+            # Nothing the person said was kept (at most what the reply added): name what
+            # they asked.
+            add_item(
+                state,
+                "facts",
+                DIGEST_PREFIX + digests[(session, mission.seq)],
+                mission.seq,
+                session,
             )
-    compress_to_budget(state, budget_chars)
+    compress_to_budget(state, budget_chars, digests=digests)
+    for mission in missions:
+        ref = (session, mission.seq)
+        if not _cited(state, ref):
+            _drop(state, ref, f"nothing durable to keep; digest: {digests[ref]}")
     return state
 
 
-def _evict(state: SummaryState, section: str, index: int) -> None:
-    """Drop an item to make room, recording each of its missions in `dropped` (once), so
-    the verifier and the replay check see it was let go on purpose, not lost."""
-    items: list[SummaryItem] = getattr(state, section)
-    item = items.pop(index)
-    already = {(d.session, d.mission) for d in state.dropped}
-    for seq in item.missions:
-        if (item.session, seq) not in already:
-            state.dropped.append(
-                DroppedMission(
-                    mission=seq,
-                    session=item.session,
-                    reason="compressed out of the summary budget; original kept for recall",
-                )
-            )
+def _item_score(
+    item: SummaryItem, section: str, salience: Salience, newest: dict[int | None, int]
+) -> float:
+    if _is_digest(item):
+        return -20.0 + salience.score(item.text, section) / 100
+    if isinstance(item, Decision) and item.superseded:
+        return -10.0 + salience.score(item.text, section) / 100
+    score = salience.score(item.text, section)
+    if section in ("open_questions", "next_actions"):
+        # Questions and to-dos go stale as the work moves on.
+        age = newest.get(item.session, 0) - max(item.missions, default=0)
+        score -= min(3.0, 0.1 * max(age, 0))
+    if len(item.missions) > 2:
+        score -= 0.5  # a template that keeps coming back says less each time
+    return score
 
 
-def compress_to_budget(state: SummaryState, budget_chars: int) -> None:
-    """Evict, in this order, until the rendered summary fits: stale questions and
-    actions, older facts, superseded decisions, older constraints, the oldest live
-    decisions. Each eviction is recorded in `dropped`, so coverage holds."""
+def compress_to_budget(
+    state: SummaryState, budget_chars: int, *, digests: dict[Ref, str] | None = None
+) -> None:
+    """Evict the least salient items until the rendered summary fits: digests of missions
+    that left nothing durable first, then superseded decisions, then by salience (ties:
+    the older first). A mission that no item
+    cites any more is recorded in `dropped` with a digest, so coverage holds."""
 
     def fits() -> bool:
         return len(render_summary(state)) <= budget_chars
 
     if fits():
         return
-    while len(state.open_questions) > KEEP_RECENT_QUESTIONS and not fits():
-        _evict(state, "open_questions", 0)
-    while len(state.next_actions) > KEEP_RECENT_ACTIONS and not fits():
-        _evict(state, "next_actions", 0)
-    for section in ("facts", "open_questions", "next_actions"):
-        while getattr(state, section) and not fits():
-            _evict(state, section, 0)
-    while not fits():
-        superseded = [i for i, d in enumerate(state.decisions) if d.superseded]
-        if not superseded:
+    salience = Salience([item.text for _, item in state.items()])
+    newest: dict[int | None, int] = {}
+    for _, item in state.items():
+        newest[item.session] = max([newest.get(item.session, 0), *item.missions])
+    ranked = sorted(
+        (
+            (_item_score(item, section, salience, newest), max(item.missions, default=0), n)
+            for n, (section, item) in enumerate(state.items())
+        ),
+    )
+    order = [(section, item) for section, item in state.items()]
+    for _, _, n in ranked:
+        if fits():
             break
-        _evict(state, "decisions", superseded[0])
-    while state.constraints and not fits():
-        _evict(state, "constraints", 0)
-    while state.decisions and not fits():
-        _evict(state, "decisions", 0)
+        section, item = order[n]
+        _evict(state, section, item, digests or {})
     if not fits():
         state.goal = _clip(state.goal, max(20, budget_chars // 4))
+
+
+def _evict(state: SummaryState, section: str, item: SummaryItem, digests: dict[Ref, str]) -> None:
+    """Drop an item to make room, recording its missions in `dropped` (once) where nothing
+    else cites them, and always for a decision (so the verifier sees it was let go on
+    purpose), each with a one-line digest."""
+    items: list[SummaryItem] = getattr(state, section)
+    items[:] = [i for i in items if i is not item]
+    for seq in item.missions:
+        ref = (item.session, seq)
+        if section == "decisions" or not _cited(state, ref):
+            digest = digests.get(ref) or _digest_of(item.text)
+            _drop(state, ref, f"over the summary budget; digest: {digest}")

@@ -71,7 +71,11 @@ def fold_propose(
                 break
             _relabel(state, folded={m.seq for m in missions}, session=session_number)
             report = summary_verify(
-                state=state, previous=previous, folded=folded, budget_chars=budget
+                state=state,
+                previous=previous,
+                folded=folded,
+                budget_chars=budget,
+                missions=missions,
             )
             attempts.append(
                 {"provider": provider.name, "ok": report.ok, "findings": report.findings}
@@ -82,7 +86,9 @@ def fold_propose(
     state = extractive_fold(
         previous=previous, missions=missions, budget_chars=budget, session=session_number
     )
-    report = summary_verify(state=state, previous=previous, folded=folded, budget_chars=budget)
+    report = summary_verify(
+        state=state, previous=previous, folded=folded, budget_chars=budget, missions=missions
+    )
     attempts.append({"provider": EXTRACTIVE, "ok": report.ok, "findings": report.findings})
     if not report.ok:
         # The extractive fold is built to pass; if it ever does not, say so loudly and

@@ -4,7 +4,9 @@ output, what the extractive fold builds, and what RollingSummary.state stores.""
 from dataclasses import dataclass
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
+
+from llm.base import STRICT_OUTPUT
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,7 @@ class FoldMission:
 
 
 class SummaryItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_OUTPUT
 
     text: str = Field(
         description="One self-contained statement, with its numbers, names and dates."
@@ -43,19 +45,22 @@ class Decision(SummaryItem):
 
 
 class DroppedMission(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_OUTPUT
 
-    mission: int = Field(description="Seq of a folded mission that left nothing worth keeping.")
+    mission: int = Field(description="Seq of a folded mission whose items are not kept.")
     session: int | None = Field(
         default=None, description="Number of the earlier session it belongs to; null for this one."
     )
-    reason: str
+    reason: str = Field(
+        description="Why, and a one-line digest of the mission (what the person asked), so "
+        "that it is known to exist."
+    )
 
 
 class SummaryState(BaseModel):
     """What a session has established so far, each item pointing back to its missions."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_OUTPUT
 
     goal: str = Field(default="", description="What the person is trying to achieve overall.")
     goal_missions: list[int] = Field(default_factory=list)

@@ -105,7 +105,9 @@ def summary_fold(
         else:
             # Only failed missions left the window: move the watermark, nothing to merge.
             state = previous
-            report = summary_verify(state=state, previous=previous, folded=[], budget_chars=budget)
+            report = summary_verify(
+                state=state, previous=previous, folded=[], budget_chars=budget, missions=[]
+            )
             producer, attempts = "none", []
         committed = fold_commit(
             summary=summary,
@@ -154,7 +156,9 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
     )
     folded_ids: list[int] = []
     reports: list[dict[str, object]] = []
-    report = summary_verify(state=state, previous=state, folded=[], budget_chars=budget)
+    report = summary_verify(
+        state=state, previous=state, folded=[], budget_chars=budget, missions=[]
+    )
     producer = provider.name
     for start in range(0, len(remaining), FOLD_MAX_PER_CALL):
         batch = remaining[start : start + FOLD_MAX_PER_CALL]
@@ -241,6 +245,7 @@ def summary_rollback(*, revision: SummaryRevision) -> bool:
         previous=state,
         folded=[],
         budget_chars=max(settings.SUMMARY_BUDGET_CHARS, len(render_summary(state))),
+        missions=[],
     )
     return fold_commit(
         summary=summary,

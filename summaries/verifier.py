@@ -1,10 +1,11 @@
 """Checks a fold must pass before it is committed (DESIGN.md §4)."""
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from language.statements import normalize, subject_of
+from language.statements import conflicts, names_in, normalize, numbers_in, subject_of
 from summaries.render import Ref, item_refs, ref_label, render_summary, state_refs
-from summaries.schemas import SummaryState
+from summaries.schemas import FoldMission, SummaryItem, SummaryState
 
 
 @dataclass
@@ -19,17 +20,101 @@ class VerifierReport:
         return asdict(self)
 
 
+def _labels(refs: set[Ref]) -> str:
+    return ", ".join(ref_label(*r) for r in sorted(refs, key=lambda r: (r[0] or 0, r[1])))
+
+
+def unsupported_values(text: str, source: str) -> list[str]:
+    """The numbers, dates, amounts and names of `text` that `source` does not contain."""
+    source_numbers = numbers_in(source)
+    lowered = source.lower()
+    missing = sorted(n for n in numbers_in(text) if n not in source_numbers)
+    missing += sorted(name for name in names_in(text) if name not in lowered)
+    return missing
+
+
+class _Evidence:
+    """The text each evidence pointer stands for: the folded missions' own words, and what
+    the previous state said about the missions it already cited (items it carries)."""
+
+    def __init__(
+        self, *, previous: SummaryState, folded: list[Ref], missions: Sequence[FoldMission]
+    ) -> None:
+        by_seq = {m.seq: m for m in missions}
+        self.texts: dict[Ref, list[str]] = {}
+        for ref in folded:
+            mission = by_seq.get(ref[1])
+            if mission is not None:
+                self._add(ref, f"{mission.instruction}\n{mission.reply}")
+        for _, item in previous.items():
+            for ref in item_refs(item):
+                self._add(ref, item.text)
+        for seq in previous.goal_missions:
+            self._add((None, seq), previous.goal)
+        for dropped in previous.dropped:
+            self._add((dropped.session, dropped.mission), dropped.reason)
+        self.folded = list(folded)
+
+    def _add(self, ref: Ref, text: str) -> None:
+        self.texts.setdefault(ref, []).append(text)
+
+    def source(self, refs: set[Ref]) -> str:
+        return "\n".join(text for ref in refs for text in self.texts.get(ref, []))
+
+
+def _evidence_findings(
+    state: SummaryState, previous: SummaryState, evidence: _Evidence | None
+) -> list[str]:
+    findings: list[str] = []
+    items: list[SummaryItem] = [item for _, item in state.items()]
+    for item in items:
+        if not item.missions:
+            findings.append(
+                f"evidence: the item {item.text!r} cites no mission; every item names the "
+                "missions it comes from"
+            )
+    if evidence is None:
+        return findings
+    for item in items:
+        refs = item_refs(item)
+        source = evidence.source(refs)
+        if not item.missions or not source:
+            continue  # no pointer, or pointers to missions outside the summary: named above
+        missing = unsupported_values(item.text, source)
+        if missing:
+            findings.append(
+                f"evidence: {', '.join(missing)} in {item.text!r} does not occur in "
+                f"{_labels(refs)}; copy numbers, dates, amounts and names from the missions "
+                "an item cites"
+            )
+    if state.goal and normalize(state.goal) != normalize(previous.goal):
+        goal_refs: set[Ref] = {(None, seq) for seq in state.goal_missions}
+        goal_refs = goal_refs or set(evidence.folded)
+        source = previous.goal + "\n" + evidence.source(goal_refs)
+        missing = unsupported_values(state.goal, source)
+        if missing:
+            findings.append(
+                f"evidence: {', '.join(missing)} in the goal does not occur in "
+                f"{_labels(goal_refs) or 'the previous goal'}"
+            )
+    return findings
+
+
 def summary_verify(
     *,
     state: SummaryState,
     previous: SummaryState,
     folded: list[Ref],
     budget_chars: int,
+    missions: Sequence[FoldMission] | None = None,
 ) -> VerifierReport:
     """Coverage, evidence, contradiction and size of a proposed state.
 
     `folded` names the missions this fold takes in, as (session number or None for this
-    session, seq)."""
+    session, seq); `missions` are those missions, whose text the items' numbers, dates,
+    amounts and names are checked against (or against the previous state's items citing
+    the same missions, for what a fold carries). Without `missions` (a roll-back, a
+    report on a stored state) only the pointers are checked."""
     findings: list[str] = []
     checks: dict[str, bool] = {}
     refs = state_refs(state)
@@ -46,38 +131,47 @@ def summary_verify(
             + " are neither referenced by an item nor listed in dropped with a reason"
         )
 
-    # Evidence: a pointer that was not in the previous state must come from this fold.
+    # Evidence: every item points to missions of this summary, and what it states in
+    # numbers and names is in their text.
     allowed = state_refs(previous) | {(d.session, d.mission) for d in previous.dropped}
     invented = sorted(
         (r for r in refs | dropped if r not in allowed and r not in folded_set),
         key=lambda r: (r[0] or 0, r[1]),
     )
-    checks["evidence"] = not invented
+    evidence_findings: list[str] = []
     if invented:
-        findings.append(
+        evidence_findings.append(
             "evidence: items point to missions that are not part of this summary: "
             + ", ".join(ref_label(*r) for r in invented)
         )
+    texts = (
+        None if missions is None else _Evidence(previous=previous, folded=folded, missions=missions)
+    )
+    evidence_findings += _evidence_findings(state, previous, texts)
+    checks["evidence"] = not evidence_findings
+    findings += evidence_findings
 
-    # Contradiction: a decision is never live twice, and none disappears silently.
+    # Contradiction: a decision is never live twice, two live decisions never disagree on
+    # one subject, and none disappears silently.
     contradiction: list[str] = []
-    live_subjects: dict[str, str] = {}
-    live_texts: set[str] = set()
-    for decision in state.decisions:
-        if decision.superseded:
-            continue
+    live = [d for d in state.decisions if not d.superseded]
+    seen: set[str] = set()
+    for index, decision in enumerate(live):
         key = normalize(decision.text)
-        if key in live_texts:
+        if key in seen:
             contradiction.append(f"the decision {decision.text!r} is listed twice")
-        live_texts.add(key)
-        subject = subject_of(decision.text)
-        if subject:
-            if subject in live_subjects and normalize(live_subjects[subject]) != key:
-                contradiction.append(
-                    f"two live decisions about {subject!r}: {live_subjects[subject]!r} and "
-                    f"{decision.text!r}; mark the older one superseded"
-                )
-            live_subjects[subject] = decision.text
+        seen.add(key)
+        for earlier in live[:index]:
+            if not (
+                conflicts(decision.text, earlier.text) or conflicts(earlier.text, decision.text)
+            ):
+                continue
+            subject = subject_of(decision.text)
+            about = f" about {subject!r}" if subject and subject == subject_of(earlier.text) else ""
+            contradiction.append(
+                f"two live decisions{about}: {earlier.text!r} and {decision.text!r}; mark the "
+                "older one superseded"
+            )
     decision_refs: set[Ref] = set()
     for decision in state.decisions:
         decision_refs |= item_refs(decision)

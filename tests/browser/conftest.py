@@ -55,6 +55,7 @@ LONG_SESSION_MISSIONS = 20
 # Nineteen finished missions of a product designer preparing a website launch. The
 # wording carries decisions, constraints, numbers and names, so the offline extractive
 # fold has something to keep in the rolling summary.
+REPLY_DETAIL = " Details: spacing, type scale, colour tokens and states are documented." * 25
 PRELOADED_MISSIONS: list[tuple[str, str]] = [
     (
         "Plan the visual design of the Website launch for Zephyr Analytics.",
@@ -265,8 +266,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     run_manage(env, "migrate", "--noinput", "-v", "0")
     run_manage(env, "seed_demo")
     missions = workdir / "iris.jsonl"
+    # Replies of a realistic length: a session of short ones would fit the prompt whole,
+    # and then no summary would be needed (the context panel shows one here).
     missions.write_text(
-        "".join(json.dumps({"instruction": i, "reply": r}) + "\n" for i, r in PRELOADED_MISSIONS),
+        "".join(
+            json.dumps({"instruction": i, "reply": r + REPLY_DETAIL}) + "\n"
+            for i, r in PRELOADED_MISSIONS
+        ),
         encoding="utf-8",
     )
     replayed = run_manage(

@@ -1,0 +1,183 @@
+"""Offline memory extraction (DESIGN.md §5): explicit patterns in the person's words, in
+Korean and English, one whole sentence at a time, so that amounts, percentages, e-mail
+addresses and URLs are not cut at their dots; questions are never remembered as facts.
+And what it remembers supersedes what it replaces, by the rule the summary uses."""
+
+import pytest
+
+from memory.extraction import pattern_candidates
+from memory.models import MemoryItem
+from memory.services import memory_item_remember, memory_target
+from missions.intake import instruction_accept
+from tests.factories import dm_channel, make_office
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _extracted(text: str) -> list[tuple[str, str]]:
+    return [(c.kind, c.text) for c in pattern_candidates(text).items]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "expected"),
+    [
+        pytest.param(
+            "Our price is $29.99 per month. Always cc jane.doe@example.com on invoices.",
+            [
+                ("fact", "Our price is $29.99 per month"),
+                ("rule", "Always cc jane.doe@example.com on invoices"),
+            ],
+            id="en-amount-and-email",
+        ),
+        pytest.param(
+            "Remember that churn must stay under 7.5% a month, see https://wiki.acme.io/kpi.v2 "
+            "for the sheet. Draft the update.",
+            [
+                (
+                    "fact",
+                    "Churn must stay under 7.5% a month, see https://wiki.acme.io/kpi.v2 "
+                    "for the sheet",
+                )
+            ],
+            id="en-percent-and-url",
+        ),
+        pytest.param(
+            "Never send drafts to Acme Inc. without my review, e.g. the Q3 deck.",
+            [("rule", "Never send drafts to Acme Inc. without my review, e.g. the Q3 deck")],
+            id="en-abbreviations",
+        ),
+        pytest.param(
+            "우리 가격은 월 29,900원이라는 걸 기억해줘. 메일에는 항상 jane.doe@example.com을 "
+            "참조로 넣어줘.",
+            [
+                ("fact", "우리 가격은 월 29,900원"),
+                ("rule", "메일에는 항상 jane.doe@example.com을 참조로 넣어줘"),
+            ],
+            id="ko-remember-and-always",
+        ),
+        pytest.param(
+            "기억해: 출시일은 3월 14일이야. 절대 고객 이메일을 외부에 공유하지 마.",
+            [
+                ("fact", "출시일은 3월 14일이야"),
+                ("rule", "절대 고객 이메일을 외부에 공유하지 마"),
+            ],
+            id="ko-remember-colon-and-never",
+        ),
+        pytest.param(
+            "브랜드 색상은 틸로 하기로 했다. 배포는 반드시 금요일 전에 끝내.",
+            [
+                ("decision", "브랜드 색상은 틸로 하기로 했다"),
+                ("rule", "배포는 반드시 금요일 전에 끝내"),
+            ],
+            id="ko-decided-and-must",
+        ),
+        pytest.param(
+            "호스팅은 Hetzner로 결정했어요.",
+            [("decision", "호스팅은 Hetzner로 결정했어요")],
+            id="ko-decision",
+        ),
+        pytest.param(
+            "Let's switch to Hetzner for hosting instead of Fly.io.",
+            [("decision", "Let's switch to Hetzner for hosting instead of Fly.io")],
+            id="en-lets-switch",
+        ),
+    ],
+)
+def test_it_keeps_whole_sentences_in_both_languages(
+    instruction: str, expected: list[tuple[str, str]]
+) -> None:
+    assert _extracted(instruction) == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is our price per month?",
+        "What is our price per month",
+        "Do you remember our price?",
+        "Should we always cc Jane on invoices?",
+        "가격이 얼마지?",
+        "가격이 얼마지",
+        "우리 가격 기억해?",
+        "항상 참조로 넣어야 할까요",
+    ],
+)
+def test_a_question_is_never_remembered(question: str) -> None:
+    assert _extracted(question) == []
+
+
+def test_a_question_beside_a_statement_leaves_the_statement() -> None:
+    assert _extracted("What is our price per month? Remember it is $29.99 now.") == [
+        ("fact", "It is $29.99 now")
+    ]
+    assert _extracted("가격이 얼마지? 항상 원화로 표기해줘.") == [("rule", "항상 원화로 표기해줘")]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "kept"),
+    [
+        ("Our price is $29.99 per month. Always cc jane.doe@example.com.", ["$29.99", "jane.doe"]),
+        ("가격이 얼마지? 우리 가격은 월 29,900원이라는 걸 기억해줘.", ["29,900원"]),
+    ],
+)
+def test_through_a_real_mission_the_values_arrive_whole_and_questions_do_not(
+    instruction: str, kept: list[str]
+) -> None:
+    office = make_office()
+    accepted = instruction_accept(channel=dm_channel(office), text=instruction)
+    texts = [i.text for i in MemoryItem.objects.filter(source_mission=accepted.mission)]
+    for value in kept:
+        assert any(value in t for t in texts), texts
+    assert not any("얼마" in t or t.endswith("?") for t in texts)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The brand color is coral", "We decided to drop coral; the brand color is now teal"),
+        ("We decided to host on Fly.io", "Let's switch to Hetzner for hosting instead of Fly.io"),
+        ("브랜드 색상은 코랄", "브랜드 색상은 틸로 변경"),
+        ("호스팅은 Fly.io로 하기로 했다", "Fly.io 대신 Hetzner로 호스팅을 옮기기로 했다"),
+    ],
+)
+def test_a_reversal_supersedes_the_item_it_replaces_across_fact_and_decision(
+    old: str, new: str
+) -> None:
+    office = make_office()
+    target = memory_target(office=office, scope="office")
+    first, _ = memory_item_remember(target=target, kind="fact", text=old, origin="extracted")
+    unrelated, _ = memory_item_remember(
+        target=target, kind="fact", text="The office dog is called Biscuit", origin="user"
+    )
+
+    newer, outcome = memory_item_remember(
+        target=target, kind="decision", text=new, origin="extracted"
+    )
+
+    assert outcome == "superseded"
+    first.refresh_from_db()
+    unrelated.refresh_from_db()
+    assert not first.active and first.superseded_by_id == newer.pk
+    assert unrelated.active
+    assert set(MemoryItem.objects.filter(office=office, active=True)) == {newer, unrelated}
+
+
+def test_one_statement_retires_every_item_it_replaces() -> None:
+    office = make_office()
+    target = memory_target(office=office, scope="office")
+    fact, _ = memory_item_remember(
+        target=target, kind="fact", text="The brand color is coral", origin="user"
+    )
+    decision, _ = memory_item_remember(
+        target=target, kind="decision", text="We decided coral for the brand", origin="user"
+    )
+    newer, outcome = memory_item_remember(
+        target=target,
+        kind="decision",
+        text="We decided to drop coral; the brand color is now teal",
+        origin="extracted",
+    )
+    assert outcome == "superseded"
+    for old in (fact, decision):
+        old.refresh_from_db()
+        assert not old.active and old.superseded_by_id == newer.pk
