@@ -91,6 +91,7 @@ def _measure() -> dict[str, object]:
     from django.db import connection
 
     from context.selectors import context_for_next
+    from language.analysis import normalised
     from memory.models import MemoryItem
     from office.services import office_create_with_team
     from sessions.services import session_get_or_open_current
@@ -100,16 +101,19 @@ def _measure() -> dict[str, object]:
     offices = {}
     for size in SIZES:
         office = office_create_with_team(owner=owner, name=f"Memory {size}")
+        texts = [filler(rng, n) for n in range(size)]
+        # Bulk rows skip the memory services: give them their search terms here.
         MemoryItem.objects.bulk_create(
             (
                 MemoryItem(
                     office=office,
                     scope="office",
                     kind="fact",
-                    text=filler(rng, n),
+                    text=text,
+                    terms=normalised(text),
                     origin="admin",
                 )
-                for n in range(size)
+                for text in texts
             ),
             batch_size=1000,
         )
@@ -141,12 +145,14 @@ def _measure() -> dict[str, object]:
     hits, over_budget = 0, 0
     for probe in range(PROBES):
         name = f"{rng.choice(_NAMES)}{probe}"
+        planted_text = f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly."
         planted = MemoryItem.objects.create(
             office=office,
             scope="office",
             kind="fact",
             origin="admin",
-            text=f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly.",
+            text=planted_text,
+            terms=normalised(planted_text),
         )
         question = f"Remind me: what do we know about {name}? Anything due soon?"
         section = context_for_next(

@@ -13,7 +13,6 @@ from context.models import Passage
 from context.search import rank_memory_items, rank_passages
 from context.window import window_missions
 from language.analysis import query_terms
-from language.terms import search_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
 from missions.models import Mission, MissionStatus
@@ -273,7 +272,7 @@ def context_load(
     in_scope = memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     pinned = list(memory_standing(in_scope)[:MEMORY_CANDIDATES])
     ranked: list[MemoryItem] = []
-    if search_terms(instruction):
+    if terms:
         ranked_memory_ids = rank_memory_items(
             candidates=memory_rankable(in_scope), text=instruction, limit=MEMORY_CANDIDATES
         )

@@ -14,17 +14,7 @@ from django.db.models import QuerySet
 
 from context.models import Passage
 from language.analysis import query_terms
-from language.terms import search_terms
 from memory.models import MemoryItem
-
-
-def _pg_tsquery(terms: list[str]) -> str:
-    # Terms are \w+ only, so they need no quoting; a prefix match forgives plurals.
-    return " | ".join(f"{t}:*" if len(t) >= 4 else t for t in terms)
-
-
-def _fts5_query(terms: list[str]) -> str:
-    return " OR ".join(f'"{t}"*' if len(t) >= 4 else f'"{t}"' for t in terms)
 
 
 def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
@@ -38,29 +28,27 @@ def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
     return f'"{table}"."id" IN ({inner})', list(inner_params)
 
 
-def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> list[int]:
-    """Ids of the candidate passages most relevant to the text, best first."""
+def _rank(candidates: QuerySet[Any], table: str, fts: str, text: str, limit: int) -> list[int]:
+    """Ids of rows of `table` among the candidates whose normalised `terms` match the
+    text's, best first: BM25 on SQLite FTS5 (`fts`), ts_rank on PostgreSQL."""
     terms = query_terms(text)
     if not terms:
         return []
-    where, where_params = _where(candidates, "context_passage")
+    where, where_params = _where(candidates, table)
     params: list[Any]
     if connection.vendor == "postgresql":
         query = " | ".join(f"'{t}'" for t in terms)
         sql = (
-            'SELECT "context_passage"."id" FROM "context_passage", '
-            "to_tsquery('simple', %s) q "
-            f'WHERE ({where}) AND "context_passage"."search_vector" @@ q '
-            'ORDER BY ts_rank("context_passage"."search_vector", q) DESC, '
-            '"context_passage"."id" DESC LIMIT %s'
+            f'SELECT "{table}"."id" FROM "{table}", to_tsquery(\'simple\', %s) q '
+            f'WHERE ({where}) AND "{table}"."search_vector" @@ q '
+            f'ORDER BY ts_rank("{table}"."search_vector", q) DESC, "{table}"."id" DESC LIMIT %s'
         )
         params = [query, *where_params, limit]
     else:
         sql = (
-            'SELECT "context_passage"."id" FROM context_passage_fts f '
-            'JOIN "context_passage" ON "context_passage"."id" = f.rowid '
-            f"WHERE context_passage_fts MATCH %s AND ({where}) "
-            'ORDER BY bm25(context_passage_fts), "context_passage"."id" DESC LIMIT %s'
+            f'SELECT "{table}"."id" FROM {fts} f JOIN "{table}" ON "{table}"."id" = f.rowid '
+            f"WHERE {fts} MATCH %s AND ({where}) "
+            f'ORDER BY bm25({fts}), "{table}"."id" DESC LIMIT %s'
         )
         params = [" OR ".join(f'"{t}"' for t in terms), *where_params, limit]
     with connection.cursor() as cursor:
@@ -68,40 +56,21 @@ def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> li
         return [row[0] for row in cursor.fetchall()]
 
 
+def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> list[int]:
+    """Ids of the candidate passages most relevant to the text, best first."""
+    return _rank(candidates, "context_passage", "context_passage_fts", text, limit)
+
+
 def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int) -> list[int]:
     """Ids of the candidate memory items most relevant to the text, best first."""
-    terms = search_terms(text)
-    if not terms:
-        return []
-    where, where_params = _where(candidates, "memory_memoryitem")
-    params: list[Any]
-    if connection.vendor == "postgresql":
-        sql = (
-            'SELECT "memory_memoryitem"."id" FROM "memory_memoryitem", '
-            "to_tsquery('simple', %s) q "
-            f'WHERE ({where}) AND "memory_memoryitem"."search_vector" @@ q '
-            'ORDER BY ts_rank("memory_memoryitem"."search_vector", q) DESC, '
-            '"memory_memoryitem"."id" DESC LIMIT %s'
-        )
-        params = [_pg_tsquery(terms), *where_params, limit]
-    else:
-        sql = (
-            'SELECT "memory_memoryitem"."id" FROM memory_memoryitem_fts f '
-            'JOIN "memory_memoryitem" ON "memory_memoryitem"."id" = f.rowid '
-            f"WHERE memory_memoryitem_fts MATCH %s AND ({where}) "
-            'ORDER BY bm25(memory_memoryitem_fts), "memory_memoryitem"."id" DESC LIMIT %s'
-        )
-        params = [_fts5_query(terms), *where_params, limit]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return [row[0] for row in cursor.fetchall()]
+    return _rank(candidates, "memory_memoryitem", "memory_memoryitem_fts", text, limit)
 
 
 # SQLite rebuilds a table to alter it, and the rebuild drops the table's triggers: after
 # any migration the FTS5 triggers are put back (and the index rebuilt if they were gone).
 _SQLITE_TRIGGERS = {
     "context_passage_fts": ("context_passage", ("terms",)),
-    "memory_memoryitem_fts": ("memory_memoryitem", ("text",)),
+    "memory_memoryitem_fts": ("memory_memoryitem", ("terms",)),
 }
 
 

@@ -1,8 +1,5 @@
-"""The words of a text a search should look for: distinct, lower-cased, no stop words."""
+"""English stop words: what a question says that names nothing to look for."""
 
-import re
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 STOPWORDS = frozenset(
     [
         "a",
@@ -133,18 +130,3 @@ STOPWORDS = frozenset(
         "say",
     ]
 )
-MAX_TERMS = 24
-
-
-def search_terms(text: str) -> list[str]:
-    """Distinct, lowercased, meaningful words of the text, in order of appearance."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        if word in STOPWORDS or (word.isdigit() and len(word) < 2):
-            continue
-        if len(word) < 3 and word.isascii():
-            continue
-        seen.setdefault(word, None)
-        if len(seen) >= MAX_TERMS:
-            break
-    return list(seen)

@@ -45,6 +45,9 @@ class MemoryItem(models.Model):
     )
     kind = models.CharField(max_length=12, choices=MemoryKind.choices)
     text = models.TextField()
+    # The text normalised for search (language.analysis), written with the text by the
+    # memory services: Korean particles and English word forms do not decide ranking.
+    terms = models.TextField(blank=True, default="")
     source_mission = models.ForeignKey(
         "missions.Mission",
         on_delete=models.SET_NULL,

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from language.analysis import normalised
 from language.statements import normalize, supersedes
 from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from missions.models import Mission
@@ -82,13 +83,15 @@ def memory_item_create(
     source_mission: Mission | None = None,
     created_by: User | None = None,
 ) -> MemoryItem:
+    clean = memory_text_clean(text, kind)
     return MemoryItem.objects.create(
         office=target.office,
         scope=target.scope,
         employee=target.employee,
         channel=target.channel,
         kind=kind,
-        text=memory_text_clean(text, kind),
+        text=clean,
+        terms=normalised(clean),
         origin=origin,
         pinned=pinned,
         source_mission=source_mission,
@@ -112,7 +115,8 @@ def memory_item_edit(
         fields.append("kind")
     if text is not None:
         item.text = memory_text_clean(text, item.kind)
-        fields.append("text")
+        item.terms = normalised(item.text)
+        fields += ["text", "terms"]
     elif kind is not None:
         memory_text_clean(item.text, item.kind)
     if pinned is not None:

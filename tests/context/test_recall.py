@@ -8,6 +8,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from memory.services import memory_item_create, memory_target
 from missions.intake import mission_create
 from missions.models import Mission, MissionSource, MissionStatus
 from sessions.services import session_get_or_open_current, session_start_new
@@ -187,3 +188,30 @@ def test_a_lost_carry_over_is_queued_again_by_the_sweeper(monkeypatch: pytest.Mo
     summary_sweep_lagging()  # runs the carry-over inline in tests
     summary.refresh_from_db()
     assert not summary.carry_over_pending and summary.version == 1
+
+
+@pytest.mark.parametrize(
+    ("fact", "question"),
+    [
+        ("우리 마케팅 예산은 3천만 원으로 정했다", "예산이 얼마였지?"),
+        ("담당자는 김민지 팀장이다", "담당자가 누구야?"),
+        (
+            "Our designers prefer teal accents on every launch page",
+            "Which accent does the designer prefer?",
+        ),
+    ],
+)
+def test_long_term_memory_is_ranked_on_normalised_text(fact: str, question: str) -> None:
+    office = make_office()
+    target = memory_target(office=office, scope="office")
+    memory_item_create(target=target, kind="fact", text=fact, origin="user")
+    for n in range(5):
+        memory_item_create(
+            target=target,
+            kind="fact",
+            text=f"Office plant {n} is watered on Fridays",
+            origin="user",
+        )
+    memory = next_context(channel=dm_channel(office), instruction=question).section("memory")
+    assert fact in memory.text
+    assert "Office plant" not in memory.text
