@@ -327,10 +327,12 @@ def _excerpts(passages: list[RecalledPassage]) -> list[list[RecalledPassage]]:
                 run = []
             run.append(passage)
         excerpts.append(run)
-    # Keep the order of relevance: an excerpt ranks where its best passage ranked (a
-    # neighbour loaded for context, listed after the hits, never outranks its hit).
+    # Keep the order of relevance: a mission's excerpts come together, where its best
+    # passage ranked (neighbours loaded for context are listed after every hit), in the
+    # order they stand in the mission.
     rank = {p.id: i for i, p in enumerate(passages)}
-    return sorted(excerpts, key=lambda run: min(rank[p.id] for p in run))
+    best = {m: min(rank[p.id] for p in group) for m, group in by_mission.items()}
+    return sorted(excerpts, key=lambda run: (best[run[0].mission_id], run[0].position))
 
 
 def _recall_section(

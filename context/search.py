@@ -30,20 +30,31 @@ def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
 
 def _rank(candidates: QuerySet[Any], table: str, fts: str, text: str, limit: int) -> list[int]:
     """Ids of rows of `table` among the candidates whose normalised `terms` match the
-    text's, best first: BM25 on SQLite FTS5 (`fts`), ts_rank on PostgreSQL."""
+    text's, best first: BM25 on SQLite FTS5 (`fts`), a tf-less BM25 (rare terms weigh
+    more) on PostgreSQL."""
     terms = query_terms(text)
     if not terms:
         return []
     where, where_params = _where(candidates, table)
     params: list[Any]
     if connection.vendor == "postgresql":
-        query = " | ".join(f"'{t}'" for t in terms)
-        sql = (
-            f'SELECT "{table}"."id" FROM "{table}", to_tsquery(\'simple\', %s) q '
-            f'WHERE ({where}) AND "{table}"."search_vector" @@ q '
-            f'ORDER BY ts_rank("{table}"."search_vector", q) DESC, "{table}"."id" DESC LIMIT %s'
+        # PostgreSQL has no BM25: each matching term counts by how rare it is among the
+        # matches (ln(1 + matches / matches holding it)), in one statement.
+        literals = [f"'{t}'" for t in terms]
+        present = ["(m.sv @@ %s::tsquery)" for _ in terms]
+        frequency = ", ".join(f"count(*) FILTER (WHERE {p}) AS d{i}" for i, p in enumerate(present))
+        score = " + ".join(
+            f"CASE WHEN {p} THEN ln(1 + df.n::float / greatest(df.d{i}, 1)) ELSE 0 END"
+            for i, p in enumerate(present)
         )
-        params = [query, *where_params, limit]
+        sql = (
+            f'WITH m AS (SELECT "{table}"."id" AS id, "{table}"."search_vector" AS sv '
+            f'FROM "{table}" WHERE ({where}) AND "{table}"."search_vector" @@ '
+            "to_tsquery('simple', %s)), "
+            f"df AS (SELECT count(*) AS n, {frequency} FROM m) "
+            f"SELECT m.id FROM m, df ORDER BY ({score}) DESC, m.id DESC LIMIT %s"
+        )
+        params = [*where_params, " | ".join(literals), *literals, *literals, limit]
     else:
         sql = (
             f'SELECT "{table}"."id" FROM {fts} f JOIN "{table}" ON "{table}"."id" = f.rowid '
