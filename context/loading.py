@@ -158,17 +158,6 @@ def _matching_item_refs(state: SummaryState, terms: set[str]) -> set[Ref]:
     return refs
 
 
-def _carried_only(state: SummaryState) -> SummaryState:
-    return SummaryState(
-        decisions=[d for d in state.decisions if d.session is not None],
-        constraints=[i for i in state.constraints if i.session is not None],
-        facts=[i for i in state.facts if i.session is not None],
-        open_questions=[i for i in state.open_questions if i.session is not None],
-        next_actions=[i for i in state.next_actions if i.session is not None],
-        dropped=[d for d in state.dropped if d.session is not None],
-    )
-
-
 def context_load(
     *,
     session: ChatSession,
@@ -287,7 +276,7 @@ def context_load(
     if history:
         # This session's missions are all in the prompt in full: the summary keeps only
         # what was carried over from earlier sessions.
-        state = _carried_only(state)
+        state = state.carried_only()
     refs = state_refs(state) | {(d.session, d.mission) for d in state.dropped}
     return ContextInputs(
         office=office,

@@ -183,18 +183,8 @@ def compaction_merge(
     if summary.version != version:
         return False
     current = SummaryState.model_validate(summary.state or {})
-    if from_scratch:
-        # Keep what was carried over from earlier sessions; rebuild this session's part.
-        base = SummaryState(
-            decisions=[d for d in current.decisions if d.session is not None],
-            constraints=[i for i in current.constraints if i.session is not None],
-            facts=[i for i in current.facts if i.session is not None],
-            open_questions=[i for i in current.open_questions if i.session is not None],
-            next_actions=[i for i in current.next_actions if i.session is not None],
-            dropped=[d for d in current.dropped if d.session is not None],
-        )
-    else:
-        base = current
+    # A re-fold keeps what was carried over from earlier sessions and rebuilds the rest.
+    base = current.carried_only() if from_scratch else current
     ordered = sorted(results, key=lambda r: r["seqs"][0] if r["seqs"] else 0)
     blocks = [SummaryState.model_validate(r["state"]) for r in ordered]
     budget = settings.SUMMARY_BUDGET_CHARS

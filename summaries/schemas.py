@@ -75,6 +75,18 @@ class SummaryState(BaseModel):
         default_factory=list, description="Folded missions deliberately left out, with why."
     )
 
+    def carried_only(self) -> "SummaryState":
+        """What earlier sessions contributed (carried over): the items and drops that name
+        their session; this session's own are left out."""
+        return SummaryState(
+            decisions=[d for d in self.decisions if d.session is not None],
+            constraints=[i for i in self.constraints if i.session is not None],
+            facts=[i for i in self.facts if i.session is not None],
+            open_questions=[i for i in self.open_questions if i.session is not None],
+            next_actions=[i for i in self.next_actions if i.session is not None],
+            dropped=[d for d in self.dropped if d.session is not None],
+        )
+
     def items(self) -> list[tuple[str, SummaryItem]]:
         """Every item with its section name, in rendering order."""
         sections: list[tuple[str, list[SummaryItem]]] = [
