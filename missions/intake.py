@@ -1,6 +1,7 @@
 """Accepting instructions: every instruction is saved here before any model is called;
 its reply runs in a task queued on commit, and events go out after commit."""
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,6 +21,7 @@ from realtime.frames import BAD_TEXT, text_problem
 from sessions.models import ChatSession
 from sessions.services import session_count_mission, session_get_or_open_current, session_lock
 
+CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]*")
 NOTICE_CHECK_TASK = "sessions.tasks.long_session_check_on_instruction"
 
 
@@ -174,6 +176,11 @@ def instruction_accept(
         )
     if len(client_id) > 64:
         raise InstructionRejected("bad_client_id", "client_id is longer than 64 characters.")
+    if not CLIENT_ID.fullmatch(client_id):
+        # Pages look sends up by it (in selectors and attributes): a plain alphabet only.
+        raise InstructionRejected(
+            "bad_client_id", "client_id may hold only letters, digits and _ . : -"
+        )
     employees = list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
     route = route_instruction(channel=channel, text=text, employees=employees)
     _check_fan_out(route)

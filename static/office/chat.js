@@ -154,7 +154,7 @@
 
   function removePendingBubble(clientId) {
     if (!clientId) return;
-    const bubble = timeline.querySelector('li.sending[data-client="' + clientId + '"]');
+    const bubble = timeline.querySelector('li.sending[data-client="' + CSS.escape(clientId) + '"]');
     if (bubble) bubble.remove();
   }
 
