@@ -234,7 +234,7 @@ def _pending_section(missions: list[PendingMission], session_number: int | None)
     )
 
 
-def _conversation_blocks(
+def _recent_blocks(
     missions: list[Mission], budget: int
 ) -> tuple[list[tuple[Mission, str, str]], int]:
     """(mission, instruction block, reply block) oldest → newest, within the budget.
@@ -280,11 +280,11 @@ def _conversation_blocks(
     return blocks, used
 
 
-def _conversation_section(
-    name: str, blocks: list[tuple[Mission, str, str]], budget: int, missions: list[Mission]
+def _recent_section(
+    blocks: list[tuple[Mission, str, str]], budget: int, missions: list[Mission]
 ) -> Section:
     return Section(
-        name,
+        "recent",
         "\n\n".join(f"{u}\n{r}" for _, u, r in blocks),
         budget,
         mission_seqs=[m.seq for m, _, _ in blocks],
@@ -424,8 +424,8 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     fixed += current.chars
 
     recent_budget = max(min(inputs.detail_budget, envelope - fixed - recall_floor), 0)
-    blocks, _ = _conversation_blocks(inputs.recent, recent_budget)
-    recent = _conversation_section("recent", blocks, recent_budget, inputs.recent)
+    blocks, _ = _recent_blocks(inputs.recent, recent_budget)
+    recent = _recent_section(blocks, recent_budget, inputs.recent)
     fixed += recent.chars
 
     # When the session's whole history fits, its older missions come back in full (and the

@@ -7,6 +7,7 @@ from ninja import Field, Router, Schema
 from ninja.errors import HttpError
 from ninja.responses import Status
 
+from language.storable import BAD_TEXT, text_problem
 from memory.models import MemoryItem, MemoryOrigin
 from memory.selectors import (
     memory_for_channel_panel,
@@ -23,7 +24,6 @@ from memory.services import (
 )
 from office.models import Channel, Employee, Office
 from office.selectors import channel_get_for_user
-from realtime.frames import BAD_TEXT, text_problem
 
 router = Router(tags=["memory"])
 

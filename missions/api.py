@@ -9,6 +9,7 @@ from ninja.errors import HttpError
 from ninja.responses import Status
 
 from context.selectors import context_for_next
+from language.storable import BAD_TEXT, text_problem
 from missions.intake import InstructionRejected, RateLimited, instruction_accept
 from missions.lifecycle import mission_retry
 from missions.models import Mission
@@ -16,7 +17,7 @@ from missions.selectors import message_list_after, mission_get_for_user
 from missions.timeline import message_data
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
-from realtime.frames import BAD_TEXT, MessageData, text_problem
+from realtime.frames import MessageData
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
 from sessions.services import session_start_new

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
+from language.storable import BAD_TEXT, text_problem
 from missions.dispatch import Route, route_instruction
 from missions.lifecycle import mission_complete
 from missions.models import Message, MessageKind, Mission, MissionSource
@@ -17,7 +18,6 @@ from missions.queueing import mission_queue_run
 from missions.ratelimit import instruction_allowed
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
-from realtime.frames import BAD_TEXT, text_problem
 from sessions.models import ChatSession
 from sessions.services import session_count_mission, session_get_or_open_current, session_lock
 

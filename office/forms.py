@@ -4,8 +4,8 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
 
+from language.storable import BAD_TEXT, text_problem
 from office.models import Employee
-from realtime.frames import BAD_TEXT, text_problem
 
 
 def storable_text(value: str) -> None:

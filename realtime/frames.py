@@ -1,32 +1,13 @@
 """Every WebSocket frame (DESIGN.md §7), in one place, as pydantic models: what a client
 may send, and what the server sends. The JSON API returns the same schemas."""
 
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-# --- text a person sends ------------------------------------------------------------------
-
-BAD_TEXT = "bad_text"
-
-# PostgreSQL text cannot hold NUL, and a lone surrogate (JSON's "\ud800") has no UTF-8 form
-# for the database or the socket: either fails only after the text was accepted, so every
-# edge that takes text refuses it first. Everything else a person types is theirs to send.
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-
-
-def text_problem(value: str, *, what: str = "The text") -> str | None:
-    """Why `value` cannot be accepted, said for a person; None when it can. The one rule
-    for every edge that takes text: the socket, the JSON API, the forms and sign-up."""
-    found = _UNSTORABLE.search(value)
-    if found is None:
-        return None
-    kind = "a NUL character" if found.group() == "\x00" else "an unpaired surrogate"
-    return f"{what} contains {kind} at position {found.start() + 1}; remove it and try again."
-
+from language.storable import BAD_TEXT, text_problem
 
 # --- client → server ---------------------------------------------------------------------
 
