@@ -182,12 +182,12 @@ def _summary_section(summary_text: str, *, carried_from: int | None, refs: list[
     if carried_from is not None:
         title += f" (carried over from session {carried_from})"
     if not summary_text:
-        return Section("summary", "", budget + len(title) + 1)
-    body = trim_middle(summary_text, budget, label="summary")
+        return Section("summary", "", budget)
+    body = trim_middle(summary_text, budget - len(title) - 1, label="summary")
     return Section(
         "summary",
         f"{title}\n{body}",
-        budget + len(title) + 1,
+        budget,
         mission_seqs=[seq for session, seq in refs if session is None],
         mission_refs=[ref_label(*r) for r in refs],
         trimmed=body != summary_text,

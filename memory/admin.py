@@ -19,6 +19,10 @@ from memory.services import (
     memory_target,
     memory_text_clean,
 )
+from office.admin import OFFICE_FILTER, OfficeScopedAdmin
+
+
+PREVIEW_CHARS = 100
 
 
 class MemoryItemForm(forms.ModelForm):
@@ -71,10 +75,10 @@ class SupersededFilter(admin.SimpleListFilter):
 
 
 @admin.register(MemoryItem)
-class MemoryItemAdmin(admin.ModelAdmin):
+class MemoryItemAdmin(OfficeScopedAdmin):
     list_display = (
         "id",
-        "text",
+        "text_preview",
         "kind",
         "scope",
         "office",
@@ -86,7 +90,7 @@ class MemoryItemAdmin(admin.ModelAdmin):
         "updated_at",
     )
     list_display_links = ("id",)
-    list_filter = ("office", "scope", "kind", "origin", "pinned", "active", SupersededFilter)
+    list_filter = (OFFICE_FILTER, "scope", "kind", "origin", "pinned", "active", SupersededFilter)
     search_fields = ("text",)
     list_select_related = ("office", "employee", "channel", "source_mission")
     raw_id_fields = ("employee", "channel", "source_mission", "superseded_by", "created_by")
@@ -105,6 +109,13 @@ class MemoryItemAdmin(admin.ModelAdmin):
         "created_by",
     )
     actions = ["pin", "unpin", "retire"]
+
+    @admin.display(description="text", ordering="text")
+    def text_preview(self, obj: MemoryItem) -> SafeString:
+        """One line in the list, the whole text on hover and on the item's page: a long
+        item must not push the other columns off the screen."""
+        short = obj.text if len(obj.text) <= PREVIEW_CHARS else obj.text[: PREVIEW_CHARS - 1] + "…"
+        return format_html('<span title="{}">{}</span>', obj.text, short)
 
     @admin.display(description="for")
     def target(self, obj: MemoryItem) -> str:

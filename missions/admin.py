@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from missions.lifecycle import mission_requeue
 from missions.models import Message, Mission, MissionStatus
+from office.admin import OfficeScopedAdmin
 
 
 class AttentionFilter(admin.SimpleListFilter):
@@ -28,9 +29,11 @@ class AttentionFilter(admin.SimpleListFilter):
 
 
 @admin.register(Mission)
-class MissionAdmin(admin.ModelAdmin):
+class MissionAdmin(OfficeScopedAdmin):
+    office_path = "channel__office"
     list_display = (
         "__str__",
+        "office_name",
         "channel",
         "session",
         "seq",
@@ -47,7 +50,7 @@ class MissionAdmin(admin.ModelAdmin):
     )
     list_filter = (AttentionFilter, "status", "source", "channel__kind")
     search_fields = ("instruction", "reply", "error", "client_id")
-    list_select_related = ("channel", "session", "session__channel", "assignee")
+    list_select_related = ("channel__office", "session", "session__channel", "assignee")
     raw_id_fields = ("session", "channel", "assignee", "parent")
     readonly_fields = (
         "created_at",
@@ -79,11 +82,12 @@ class MissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Message)
-class MessageAdmin(admin.ModelAdmin):
-    list_display = ("id", "channel", "kind", "author", "short_text", "created_at")
+class MessageAdmin(OfficeScopedAdmin):
+    office_path = "channel__office"
+    list_display = ("id", "office_name", "channel", "kind", "author", "short_text", "created_at")
     list_filter = ("kind", "channel__kind")
     search_fields = ("text",)
-    list_select_related = ("channel", "author")
+    list_select_related = ("channel__office", "author")
     raw_id_fields = ("channel", "session", "mission", "author")
 
     @admin.display(description="text")

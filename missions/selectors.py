@@ -50,7 +50,9 @@ def message_list_after(*, channel: Channel, after_id: int, limit: int) -> list[M
     )
 
 
-def mission_cost_report(*, days: int = 30, office_id: int | None = None) -> list[dict[str, Any]]:
+def mission_cost_report(
+    *, days: int = 30, office_id: int | None = None, owner: Any = None
+) -> list[dict[str, Any]]:
     """Per day, office and channel: what prompts cost against sending the full history.
 
     The full-history figure for a mission is every earlier finished mission of its
@@ -59,6 +61,8 @@ def mission_cost_report(*, days: int = 30, office_id: int | None = None) -> list
     missions = Mission.objects.filter(status=MissionStatus.DONE)
     if office_id is not None:
         missions = missions.filter(channel__office_id=office_id)
+    if owner is not None:
+        missions = missions.filter(channel__office__owner=owner)
     annotated = missions.annotate(
         size=Length("instruction") + Length("reply"),
         running=Window(

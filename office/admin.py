@@ -1,6 +1,9 @@
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
@@ -10,6 +13,7 @@ from django.utils.safestring import SafeString
 from context.selectors import context_for_next
 from missions.selectors import mission_cost_report
 from office.models import Channel, Employee, Office
+from office.selectors import owned_by
 from office.services import (
     channel_edit,
     employee_edit,
@@ -20,6 +24,60 @@ from office.services import (
     office_edit,
 )
 from sessions.selectors import session_current
+
+
+class OfficeScopedAdmin(admin.ModelAdmin):
+    """An admin whose rows belong to one office each: a staff user who is not a superuser
+    sees, picks and acts on the rows of their own offices only. Lists, change pages,
+    actions, filters, raw-id pop-ups and autocomplete all start from `get_queryset`;
+    custom views must fetch through `scoped_object` too."""
+
+    # The lookup from this model to its Office ("" for the Office itself).
+    office_path: str = "office"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        return owned_by(super().get_queryset(request), self.office_path, request.user)
+
+    def scoped_object(self, request: HttpRequest, pk: Any, **filters: Any) -> Any:
+        """One row the user may view: another office's answers as a missing one does."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        if not str(pk or "").isdigit():
+            raise Http404("No such row.")
+        return get_object_or_404(self.get_queryset(request), pk=int(pk), **filters)
+
+    def _choices(self, request: HttpRequest, related: type[Model]) -> QuerySet[Any] | None:
+        if request.user.is_superuser:
+            return None
+        if related is get_user_model():
+            return related._default_manager.filter(pk=request.user.pk or 0)
+        related_admin = self.admin_site._registry.get(related)
+        if isinstance(related_admin, OfficeScopedAdmin):
+            return related_admin.get_queryset(request)
+        return None
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        choices = self._choices(request, db_field.related_model)
+        if choices is not None:
+            kwargs["queryset"] = choices
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        choices = self._choices(request, db_field.related_model)
+        if choices is not None:
+            kwargs["queryset"] = choices
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
+
+    @admin.display(description="office", ordering="office__name")
+    def office_name(self, obj: Any) -> str:
+        office = obj
+        for step in self.office_path.split("__") if self.office_path else []:
+            office = getattr(office, step)
+        return str(office)
+
+
+# The only filter on a related office that lists nothing of other offices.
+OFFICE_FILTER = ("office", admin.RelatedOnlyFieldListFilter)
 
 
 class EmployeeInline(admin.TabularInline):
@@ -37,7 +95,8 @@ class EmployeeInline(admin.TabularInline):
 
 
 @admin.register(Office)
-class OfficeAdmin(admin.ModelAdmin):
+class OfficeAdmin(OfficeScopedAdmin):
+    office_path = ""
     list_display = ("name", "owner", "language", "created_at", "cost_link")
     search_fields = ("name", "owner__username")
     list_select_related = ("owner",)
@@ -45,6 +104,10 @@ class OfficeAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return ("owner",) if obj is not None else ()
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # An office is made by signing up; only an operator makes one for somebody else.
+        return request.user.is_superuser and super().has_add_permission(request)
 
     def save_model(self, request: HttpRequest, obj: Office, form: Any, change: bool) -> None:
         if change:
@@ -68,11 +131,14 @@ class OfficeAdmin(admin.ModelAdmin):
 
     def cost_view(self, request: HttpRequest) -> HttpResponse:
         """Per day, office and channel: prompts actually sent against the full history."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         office_id = request.GET.get("office")
         days = request.GET.get("days", "30")
         rows = mission_cost_report(
             days=int(days) if days.isdigit() else 30,
             office_id=int(office_id) if office_id and office_id.isdigit() else None,
+            owner=None if request.user.is_superuser else request.user,
         )
         return render(
             request,
@@ -92,9 +158,9 @@ class OfficeAdmin(admin.ModelAdmin):
 
 
 @admin.register(Employee)
-class EmployeeAdmin(admin.ModelAdmin):
+class EmployeeAdmin(OfficeScopedAdmin):
     list_display = ("name", "role", "office", "is_master", "is_active", "model")
-    list_filter = ("is_master", "is_active", "office")
+    list_filter = ("is_master", "is_active", OFFICE_FILTER)
     search_fields = ("name", "role", "persona", "office__name")
     list_select_related = ("office",)
 
@@ -133,7 +199,7 @@ class EmployeeAdmin(admin.ModelAdmin):
 
 
 @admin.register(Channel)
-class ChannelAdmin(admin.ModelAdmin):
+class ChannelAdmin(OfficeScopedAdmin):
     list_display = (
         "name",
         "kind",
@@ -143,7 +209,7 @@ class ChannelAdmin(admin.ModelAdmin):
         "detail_budget_chars",
         "context_link",
     )
-    list_filter = ("kind", "office")
+    list_filter = ("kind", OFFICE_FILTER)
     search_fields = ("name", "office__name", "employee__name")
     list_select_related = ("office", "employee", "lead")
     filter_horizontal = ("members",)
@@ -184,9 +250,7 @@ class ChannelAdmin(admin.ModelAdmin):
 
     def context_view(self, request: HttpRequest, channel_id: int) -> HttpResponse:
         """The context report of the channel's next mission (as `manage.py context`)."""
-        channel = get_object_or_404(
-            Channel.objects.select_related("office", "employee", "lead"), pk=channel_id
-        )
+        channel = self.scoped_object(request, channel_id)
         session = session_current(channel=channel)
         if session is None:
             raise Http404("This channel has no session.")

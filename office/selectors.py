@@ -1,5 +1,7 @@
 """Reads for offices and channels, always scoped to what a user may see."""
 
+from typing import Any
+
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
@@ -46,3 +48,13 @@ def channel_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Channel]:
         .select_related("employee", "office")
         .order_by("office_id", "kind", "name")
     )
+
+
+def owned_by(queryset: QuerySet[Any], office_path: str, user: Any) -> QuerySet[Any]:
+    """The rows of `queryset` in offices `user` owns (all of them for a superuser).
+    `office_path` is the lookup from the rows' model to its Office ("" for offices)."""
+    if getattr(user, "is_superuser", False):
+        return queryset
+    if not getattr(user, "is_authenticated", False):
+        return queryset.none()
+    return queryset.filter(**{f"{office_path}__owner" if office_path else "owner": user})

@@ -3,7 +3,7 @@
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 
 from office.models import Channel, ChannelKind, Employee, Office
@@ -204,3 +204,51 @@ def channel_edit(
         return channel
     channel.save(update_fields=fields)
     return channel
+
+
+OFFICE_STAFF_GROUP = "Office staff"
+# What an office's own staff may do in the admin (always within their own offices): read
+# everything the office holds, edit the team, channels and memory, roll back and re-fold
+# summaries, re-queue missions. Nothing here reaches another office: the admin scopes
+# every row to the offices the user owns.
+OFFICE_STAFF_PERMISSIONS: tuple[str, ...] = (
+    "office.view_office",
+    "office.change_office",
+    "office.view_employee",
+    "office.add_employee",
+    "office.change_employee",
+    "office.view_channel",
+    "office.change_channel",
+    "chat_sessions.view_chatsession",
+    "missions.view_mission",
+    "missions.view_message",
+    "summaries.view_rollingsummary",
+    "summaries.change_rollingsummary",
+    "summaries.view_summaryrevision",
+    "memory.view_memoryitem",
+    "memory.add_memoryitem",
+    "memory.change_memoryitem",
+)
+
+
+@transaction.atomic
+def staff_access_grant(*, user: User) -> Group:
+    """Make `user` staff of their own offices in the admin (the group above)."""
+    group, _ = Group.objects.get_or_create(name=OFFICE_STAFF_GROUP)
+    wanted = [name.split(".", 1) for name in OFFICE_STAFF_PERMISSIONS]
+    permissions = Permission.objects.filter(
+        content_type__app_label__in={app for app, _ in wanted},
+        codename__in={codename for _, codename in wanted},
+    ).select_related("content_type")
+    found = [p for p in permissions if [p.content_type.app_label, p.codename] in wanted]
+    if len(found) != len(wanted):
+        missing = set(OFFICE_STAFF_PERMISSIONS) - {
+            f"{p.content_type.app_label}.{p.codename}" for p in found
+        }
+        raise LookupError(f"permissions missing (run migrate first): {sorted(missing)}")
+    group.permissions.set(found)
+    if not user.is_staff:
+        user.is_staff = True
+        user.save(update_fields=["is_staff"])
+    user.groups.add(group)
+    return group

@@ -1,12 +1,15 @@
 from django.contrib import admin
 
+from office.admin import OfficeScopedAdmin
 from sessions.models import ChatSession
 
 
 @admin.register(ChatSession)
-class ChatSessionAdmin(admin.ModelAdmin):
+class ChatSessionAdmin(OfficeScopedAdmin):
+    office_path = "channel__office"
     list_display = (
         "__str__",
+        "office_name",
         "channel",
         "number",
         "mission_count",

@@ -3,11 +3,13 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import ngettext
 
+from office.admin import OfficeScopedAdmin
 from summaries.admin_html import diff_html, render_state_html
 from summaries.compaction import compaction_queue
 from summaries.models import RollingSummary, SummaryRevision
@@ -47,9 +49,11 @@ class SummaryRevisionInline(admin.TabularInline):
 
 
 @admin.register(RollingSummary)
-class RollingSummaryAdmin(admin.ModelAdmin):
+class RollingSummaryAdmin(OfficeScopedAdmin):
+    office_path = "session__channel__office"
     list_display = (
         "session",
+        "office_name",
         "channel",
         "version",
         "folded_through_seq",
@@ -59,7 +63,7 @@ class RollingSummaryAdmin(admin.ModelAdmin):
     )
     search_fields = ("text", "session__channel__name", "session__channel__office__name")
     list_filter = ("session__channel__kind", "carry_over_pending")
-    list_select_related = ("session", "session__channel")
+    list_select_related = ("session__channel__office",)
     readonly_fields = (
         "session",
         "version",
@@ -93,14 +97,19 @@ class RollingSummaryAdmin(admin.ModelAdmin):
     def refold(self, request: HttpRequest, queryset: QuerySet[RollingSummary]) -> None:
         for summary in queryset:
             blocks = compaction_queue(session_id=summary.session_id, from_scratch=True)
-            self.log_change(request, summary, f"re-fold queued in {blocks} blocks")
-            self.message_user(request, f"{summary.session}: re-fold queued in {blocks} blocks.")
+            queued = ngettext(
+                "re-fold queued in %(n)d block", "re-fold queued in %(n)d blocks", blocks
+            ) % {"n": blocks}
+            self.log_change(request, summary, queued)
+            self.message_user(request, f"{summary.session}: {queued}.")
 
 
 @admin.register(SummaryRevision)
-class SummaryRevisionAdmin(admin.ModelAdmin):
+class SummaryRevisionAdmin(OfficeScopedAdmin):
+    office_path = "summary__session__channel__office"
     list_display = (
         "summary",
+        "office_name",
         "version",
         "kind",
         "folded_through_seq",
@@ -110,7 +119,7 @@ class SummaryRevisionAdmin(admin.ModelAdmin):
     )
     list_filter = ("kind", "provider")
     search_fields = ("after_text",)
-    list_select_related = ("summary__session__channel",)
+    list_select_related = ("summary__session__channel__office",)
     readonly_fields = (
         "summary",
         "version",
@@ -181,14 +190,16 @@ class SummaryRevisionAdmin(admin.ModelAdmin):
 
     def diff_view(self, request: HttpRequest) -> HttpResponse:
         """Any two revisions of one summary: ?a=ID&b=ID (b defaults to a's predecessor)."""
-        a = get_object_or_404(SummaryRevision, pk=request.GET.get("a") or 0)
+        a = self.scoped_object(request, request.GET.get("a"))
         b_id = request.GET.get("b")
         if b_id:
-            b = get_object_or_404(SummaryRevision, pk=b_id, summary=a.summary)
+            b = self.scoped_object(request, b_id, summary=a.summary)
             older, newer = sorted([a, b], key=lambda r: r.version)
             before, after = older.after_state, newer.after_state
         else:
-            older, newer, before, after = a, a, a.before_state, a.after_state
+            # The state before `a` is what its predecessor left (none before the first).
+            newer, before, after = a, a.before_state, a.after_state
+            older = a.summary.revisions.filter(version__lt=a.version).order_by("-version").first()
         revisions = a.summary.revisions.order_by("-version")
         return render(
             request,
@@ -205,7 +216,7 @@ class SummaryRevisionAdmin(admin.ModelAdmin):
         )
 
     def rollback_view(self, request: HttpRequest, revision_id: int) -> HttpResponse:
-        revision = get_object_or_404(SummaryRevision, pk=revision_id)
+        revision = self.scoped_object(request, revision_id)
         if request.method != "POST":
             return HttpResponseRedirect(
                 reverse("admin:summaries_summaryrevision_change", args=[revision.pk])

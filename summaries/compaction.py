@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 from celery import chord, group
-from django.conf import settings
 
 from config.celery import run_canvas, task_signature
 from context.window import window_left_through
@@ -22,7 +21,7 @@ from missions.models import Mission, MissionStatus
 from summaries.extractive import add_item, compress_to_budget, extractive_fold
 from summaries.folding import EXTRACTIVE, fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary
-from summaries.render import Ref, render_summary
+from summaries.render import Ref, render_summary, summary_text_budget
 from summaries.schemas import DroppedMission, SummaryState
 from summaries.verifier import summary_verify
 
@@ -84,7 +83,7 @@ def compaction_block_fold(
     """Fold one block from an empty state; JSON-serialisable for the chord."""
     provider = provider or get_provider()
     missions = list(Mission.objects.filter(pk__in=mission_ids).order_by("seq"))
-    budget = settings.SUMMARY_BUDGET_CHARS
+    budget = summary_text_budget()
     state, report, producer, attempts = fold_propose(
         provider=provider,
         previous=SummaryState(),
@@ -187,7 +186,7 @@ def compaction_merge(
     base = current.carried_only() if from_scratch else current
     ordered = sorted(results, key=lambda r: r["seqs"][0] if r["seqs"] else 0)
     blocks = [SummaryState.model_validate(r["state"]) for r in ordered]
-    budget = settings.SUMMARY_BUDGET_CHARS
+    budget = summary_text_budget()
     merged = merge_states(base, blocks, budget)
     folded: list[Ref] = [(None, seq) for r in ordered for seq in r["seqs"]]
     missions = list(Mission.objects.filter(session_id=session_id, seq__in=[s for _, s in folded]))

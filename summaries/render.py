@@ -1,6 +1,19 @@
 """The rolling summary as the text the model reads, and its evidence pointers."""
 
+from django.conf import settings
+
 from summaries.schemas import Decision, SummaryItem, SummaryState
+
+# Room the prompt's heading of the summary section takes ("## Summary of this
+# conversation so far (carried over from session N)"): a summary is written to fit its
+# section's budget with its heading, so the section is never over SUMMARY_BUDGET_CHARS.
+SUMMARY_HEADING_RESERVE = 80
+
+
+def summary_text_budget() -> int:
+    """The most characters a rendered summary may have."""
+    return settings.SUMMARY_BUDGET_CHARS - SUMMARY_HEADING_RESERVE
+
 
 Ref = tuple[int | None, int]
 

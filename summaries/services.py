@@ -6,7 +6,6 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.conf import settings
 from django.db.models import Max
 from django.utils import timezone
 
@@ -19,7 +18,7 @@ from sessions.models import ChatSession
 from summaries.compaction import BLOCK_SIZE, compaction_queue
 from summaries.folding import fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
-from summaries.render import render_summary, state_refs
+from summaries.render import render_summary, state_refs, summary_text_budget
 from summaries.schemas import DroppedMission, SummaryState
 from summaries.verifier import summary_verify
 
@@ -71,7 +70,7 @@ def summary_fold(
     provider = provider or get_provider()
     outcome = FoldOutcome()
     session = ChatSession.objects.get(pk=session_id)
-    budget = settings.SUMMARY_BUDGET_CHARS
+    budget = summary_text_budget()
     while True:
         summary = summary_get_or_create(session=session)
         cutoff = window_left_through(session_id=session.pk)
@@ -135,7 +134,7 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
     previous_session = session.carried_over_from
     if not summary.carry_over_pending or previous_session is None:
         return False
-    budget = settings.SUMMARY_BUDGET_CHARS
+    budget = summary_text_budget()
     old = RollingSummary.objects.filter(session=previous_session).first()
     state = SummaryState.model_validate(old.state if old else {})
     number = previous_session.number
@@ -206,7 +205,7 @@ def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> b
         provider=provider,
         previous=previous,
         missions=fold_inputs([mission]),
-        budget=settings.SUMMARY_BUDGET_CHARS,
+        budget=summary_text_budget(),
         session_number=None,
     )
     return fold_commit(
@@ -244,7 +243,7 @@ def summary_rollback(*, revision: SummaryRevision) -> bool:
         state=state,
         previous=state,
         folded=[],
-        budget_chars=max(settings.SUMMARY_BUDGET_CHARS, len(render_summary(state))),
+        budget_chars=max(summary_text_budget(), len(render_summary(state))),
         missions=[],
     )
     return fold_commit(

@@ -2,6 +2,7 @@
 sizes and languages (DESIGN.md §3). Rendering is pure, so this runs without a database
 over many generated prompts."""
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
@@ -14,6 +15,7 @@ from context.rendering import render_context, trim_middle
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
+from summaries.render import summary_text_budget
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 WORDS = ["launch", "예산은", "담당자가", "the", "$29.99", "팀장", "deadline", "고객", "\n", "\n\n"]
@@ -99,11 +101,25 @@ def test_every_section_keeps_its_cap_and_the_prompt_its_envelope(inputs: Context
         if section.budget is not None:
             assert section.chars <= section.budget, (section.name, section.chars, section.budget)
     assert context.total_chars <= inputs.envelope
+    assert context.section("summary").budget == settings.SUMMARY_BUDGET_CHARS
     # What is cut says so, in the report and with a marker in the text.
     current = context.section("current")
     if current.trimmed:
         assert "chars omitted" in current.text
     assert context.messages[-1]["content"] == current.text
+
+
+@hypothesis_settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(prompts(), st.sampled_from([None, 1, 99999]))
+def test_a_summary_a_fold_wrote_fits_its_section_whole(
+    inputs: ContextInputs, carried_from: int | None
+) -> None:
+    full = ("예산은 3천만 원. Launch on March 14. " * 400)[: summary_text_budget()]
+    section = render_context(replace(inputs, summary_text=full, carried_from=carried_from)).section(
+        "summary"
+    )
+    assert not section.trimmed and full in section.text
+    assert section.chars <= section.budget == settings.SUMMARY_BUDGET_CHARS
 
 
 @given(st.text(min_size=0, max_size=3000), st.integers(min_value=0, max_value=3000))
