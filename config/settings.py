@@ -265,8 +265,17 @@ LONG_SESSION_MISSIONS = env_int("LONG_SESSION_MISSIONS", 20, minimum=1)
 MAX_INSTRUCTION_CHARS = env_int("MAX_INSTRUCTION_CHARS", 20_000, minimum=100)
 # Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).
 MAX_FRAME_BYTES = env_int("MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
-# A mission running this long was abandoned by its worker: re-queued or failed.
-MISSION_STUCK_AFTER = env_int("MISSION_STUCK_AFTER", 600, minimum=30)
+# A running mission whose run gave no sign of life (its claim, then a heartbeat every
+# MISSION_HEARTBEAT_INTERVAL seconds while it waits on the model) for this long was
+# abandoned by a dead worker: the sweeper re-queues it or, out of attempts, fails it.
+MISSION_HEARTBEAT_INTERVAL = env_int("MISSION_HEARTBEAT_INTERVAL", 10, minimum=1)
+MISSION_STUCK_AFTER = env_int("MISSION_STUCK_AFTER", 45, minimum=3)
+if MISSION_STUCK_AFTER < 3 * MISSION_HEARTBEAT_INTERVAL:
+    raise EnvError(
+        "MISSION_STUCK_AFTER must be at least 3 × MISSION_HEARTBEAT_INTERVAL "
+        f"({MISSION_STUCK_AFTER} < 3 × {MISSION_HEARTBEAT_INTERVAL}): a live reply would "
+        "look abandoned and be answered twice."
+    )
 # A mission queued this long without starting is sent to the queue again.
 MISSION_QUEUED_RESEND_AFTER = env_int("MISSION_QUEUED_RESEND_AFTER", 120, minimum=10)
 MISSION_MAX_ATTEMPTS = env_int("MISSION_MAX_ATTEMPTS", 3, minimum=1)
@@ -282,9 +291,10 @@ SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60, minimum=5)
 # Run by Celery beat in production and by the web process's own timer in the embedded
 # default (config.celery.start_embedded_beat).
 CELERY_BEAT_SCHEDULE = {
+    # Often enough that an abandoned reply is re-queued soon after MISSION_STUCK_AFTER.
     "sweep-stuck-missions": {
         "task": "missions.tasks.mission_sweep_stuck",
-        "schedule": float(SWEEP_INTERVAL),
+        "schedule": float(min(SWEEP_INTERVAL, max(5, MISSION_STUCK_AFTER // 3))),
     },
     "sweep-lagging-folds": {
         "task": "summaries.tasks.summary_sweep_lagging",

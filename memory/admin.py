@@ -21,7 +21,6 @@ from memory.services import (
 )
 from office.admin import OFFICE_FILTER, OfficeScopedAdmin
 
-
 PREVIEW_CHARS = 100
 
 

@@ -1,14 +1,12 @@
-from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils import timezone
 
 from missions.lifecycle import mission_requeue
 from missions.models import Message, Mission, MissionStatus
+from missions.selectors import missions_stuck
 from office.admin import OfficeScopedAdmin
 
 
@@ -23,8 +21,7 @@ class AttentionFilter(admin.SimpleListFilter):
         if self.value() == "failed":
             return queryset.filter(status=MissionStatus.FAILED)
         if self.value() == "stuck":
-            limit = timezone.now() - timedelta(seconds=settings.MISSION_STUCK_AFTER)
-            return queryset.filter(status=MissionStatus.RUNNING, started_at__lt=limit)
+            return queryset.filter(pk__in=missions_stuck().values("pk"))
         return queryset
 
 

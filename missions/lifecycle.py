@@ -1,9 +1,11 @@
 """A mission after it was accepted: completed, failed, retried, re-queued. Events go out
 after commit; follow-up work (folds, memory extraction) is queued in the background."""
 
+import logging
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
@@ -14,6 +16,30 @@ from realtime.events import send_frame_on_commit
 from realtime.frames import ReplyDoneFrame, UsageData
 
 REPORT_EXCERPT_CHARS = 400
+
+logger = logging.getLogger(__name__)
+
+
+def _still_held(mission: Mission, run_token: str | None, **fields: object) -> bool:
+    """Write `fields` if the run that holds the mission is `run_token` (None: whoever).
+    A run the sweeper gave up on, and whose mission another run took, must not finish it:
+    that would be a second answer."""
+    if run_token is None:
+        for name, value in fields.items():
+            setattr(mission, name, value)
+        mission.save(update_fields=list(fields))
+        return True
+    held = Mission.objects.filter(
+        pk=mission.pk, status=MissionStatus.RUNNING, run_token=run_token
+    ).update(**fields)
+    if held:
+        for name, value in fields.items():
+            setattr(mission, name, value)
+    else:
+        logger.warning(
+            "mission %s is no longer held by run %s; its result is dropped", mission.pk, run_token
+        )
+    return bool(held)
 
 
 @transaction.atomic
@@ -26,30 +52,25 @@ def mission_complete(
     cached_tokens: int = 0,
     completion_tokens: int = 0,
     at: datetime | None = None,
-) -> Message:
+    run_token: str | None = None,
+) -> Message | None:
     """Save the reply and its usage; then, on commit, announce it and queue the
-    background work that follows every mission."""
+    background work that follows every mission. With `run_token`, only if that run still
+    holds the mission (None otherwise, and nothing is saved)."""
     finished_at = at or timezone.now()
-    mission.reply = reply
-    mission.status = MissionStatus.DONE
-    mission.error = ""
-    mission.finished_at = finished_at
-    mission.prompt_chars = prompt_chars
-    mission.prompt_tokens = prompt_tokens
-    mission.cached_tokens = cached_tokens
-    mission.completion_tokens = completion_tokens
-    mission.save(
-        update_fields=[
-            "reply",
-            "status",
-            "error",
-            "finished_at",
-            "prompt_chars",
-            "prompt_tokens",
-            "cached_tokens",
-            "completion_tokens",
-        ]
-    )
+    if not _still_held(
+        mission,
+        run_token,
+        reply=reply,
+        status=MissionStatus.DONE,
+        error="",
+        finished_at=finished_at,
+        prompt_chars=prompt_chars,
+        prompt_tokens=prompt_tokens,
+        cached_tokens=cached_tokens,
+        completion_tokens=completion_tokens,
+    ):
+        return None
     message = message_post(
         channel_id=mission.channel_id,
         session_id=mission.session_id,
@@ -109,12 +130,19 @@ def _report_back(child: Mission) -> None:
 
 
 @transaction.atomic
-def mission_fail(*, mission: Mission, code: str, message: str) -> Message:
-    """The mission failed; the instruction stays, the person sees why and can retry."""
-    mission.status = MissionStatus.FAILED
-    mission.error = f"{code}: {message}"
-    mission.finished_at = timezone.now()
-    mission.save(update_fields=["status", "error", "finished_at"])
+def mission_fail(
+    *, mission: Mission, code: str, message: str, run_token: str | None = None
+) -> Message | None:
+    """The mission failed; the instruction stays, the person sees why and can retry.
+    With `run_token`, only if that run still holds the mission."""
+    if not _still_held(
+        mission,
+        run_token,
+        status=MissionStatus.FAILED,
+        error=f"{code}: {message}",
+        finished_at=timezone.now(),
+    ):
+        return None
     return message_post(
         channel_id=mission.channel_id,
         session_id=mission.session_id,
@@ -147,3 +175,15 @@ def mission_requeue(*, mission: Mission) -> bool:
         if moved:
             mission_queue_run(mission)
     return bool(moved)
+
+
+def mission_heartbeat(*, runs: dict[int, str]) -> int:
+    """The runs (mission id → run token) are alive: how many still hold their mission."""
+    if not runs:
+        return 0
+    held = Q()
+    for mission_id, token in runs.items():
+        held |= Q(pk=mission_id, run_token=token)
+    return Mission.objects.filter(held, status=MissionStatus.RUNNING).update(
+        heartbeat_at=timezone.now()
+    )

@@ -49,6 +49,9 @@ class Mission(models.Model):
     # Not auto_now_add: an imported conversation keeps the times it happened at.
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Refreshed while the run that holds the mission is alive (missions.heartbeat): a
+    # reply that streams for minutes never looks abandoned.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     prompt_chars = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)

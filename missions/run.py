@@ -2,6 +2,7 @@
 
 import logging
 import time
+import uuid
 
 from django.db import connection
 from django.db.models import F, Q
@@ -11,6 +12,7 @@ from context.selectors import context_for_mission
 from llm.base import ProviderError
 from llm.gateway import get_provider
 from memory.services import memory_mark_used
+from missions.heartbeat import beating
 from missions.lifecycle import mission_complete, mission_fail
 from missions.models import Mission, MissionStatus
 from realtime.events import send_frame
@@ -35,18 +37,28 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
     """Answer a queued mission.
 
     Claimed with a conditional update, so a duplicate delivery of the task is a no-op;
-    the same delivery redelivered (its worker was killed) takes the mission over."""
+    the same delivery redelivered (its worker was killed) takes the mission over. Only
+    the run holding the mission may finish it, and it stamps a heartbeat while it runs."""
     claimable = Q(status=MissionStatus.QUEUED)
     if run_token:
         claimable |= Q(status=MissionStatus.RUNNING, run_token=run_token)
+    else:
+        run_token = uuid.uuid4().hex
+    now = timezone.now()
     claimed = Mission.objects.filter(claimable, pk=mission_id).update(
         status=MissionStatus.RUNNING,
-        started_at=timezone.now(),
+        started_at=now,
+        heartbeat_at=now,
         attempts=F("attempts") + 1,
         run_token=run_token,
     )
     if not claimed:
         return
+    with beating(mission_id, run_token):
+        _answer(mission_id=mission_id, run_token=run_token)
+
+
+def _answer(*, mission_id: int, run_token: str) -> None:
     mission = Mission.objects.select_related("session", "channel__office", "assignee").get(
         pk=mission_id
     )
@@ -82,7 +94,7 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
         if not reply:
             raise ProviderError("bad_output", "The model returned an empty reply.")
     except ProviderError as exc:
-        mission_fail(mission=mission, code=exc.code, message=exc.message)
+        mission_fail(mission=mission, code=exc.code, message=exc.message, run_token=run_token)
         return
     except Exception:
         logger.exception("mission %s failed unexpectedly", mission_id)
@@ -90,6 +102,7 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
             mission=mission,
             code="internal",
             message="Something went wrong on our side while answering.",
+            run_token=run_token,
         )
         return
     usage = stream.usage
@@ -100,4 +113,5 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
         prompt_tokens=usage.prompt_tokens,
         cached_tokens=usage.cached_tokens,
         completion_tokens=usage.completion_tokens,
+        run_token=run_token,
     )

@@ -2,12 +2,13 @@
 report."""
 
 from collections import defaultdict
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import F, Sum, Window
-from django.db.models.functions import Length, TruncDate
+from django.db.models import F, QuerySet, Sum, Window
+from django.db.models.functions import Coalesce, Length, TruncDate
 from django.utils import timezone
 
 from missions.models import Message, Mission, MissionStatus
@@ -114,3 +115,12 @@ def mission_cost_report(
         full = entry["full_history_chars"] or 1
         entry["saved_pct"] = round(100 * (1 - entry["prompt_chars"] / full), 1)
     return result
+
+
+def missions_stuck(*, now: datetime | None = None) -> QuerySet[Mission]:
+    """Running missions whose run has given no sign of life (its claim or a heartbeat)
+    for MISSION_STUCK_AFTER seconds: their worker died."""
+    limit = (now or timezone.now()) - timedelta(seconds=settings.MISSION_STUCK_AFTER)
+    return Mission.objects.annotate(alive_at=Coalesce("heartbeat_at", "started_at")).filter(
+        status=MissionStatus.RUNNING, alive_at__lt=limit
+    )

@@ -10,17 +10,16 @@ from django.utils import timezone
 from missions.lifecycle import mission_fail
 from missions.models import Mission, MissionStatus
 from missions.queueing import mission_queue_run
+from missions.selectors import missions_stuck
 
 
 def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
     """Re-queue missions stuck running or waiting, or fail them once they have had their
     attempts."""
     now = now or timezone.now()
-    running_limit = now - timedelta(seconds=settings.MISSION_STUCK_AFTER)
     queued_limit = now - timedelta(seconds=settings.MISSION_QUEUED_RESEND_AFTER)
     counts = {"requeued": 0, "failed": 0, "resent": 0}
-    stuck = Mission.objects.filter(status=MissionStatus.RUNNING, started_at__lt=running_limit)
-    for mission in stuck.select_related("assignee"):
+    for mission in missions_stuck(now=now).select_related("assignee"):
         with transaction.atomic():
             if mission.attempts >= settings.MISSION_MAX_ATTEMPTS:
                 if Mission.objects.filter(pk=mission.pk, status=MissionStatus.RUNNING).update(

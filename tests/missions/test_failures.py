@@ -67,12 +67,14 @@ def test_a_stuck_running_mission_is_requeued_then_failed_after_its_attempts(
 ) -> None:
     settings.MISSION_MAX_ATTEMPTS = 2
     _, _, mission = _send()
-    # A worker died mid-reply: the mission is left running with a stale start.
+    # A worker died mid-reply: the mission is left running, its heartbeat long stopped.
+    an_hour_ago = timezone.now() - timedelta(hours=1)
     Mission.objects.filter(pk=mission.pk).update(
         status=MissionStatus.RUNNING,
         reply="",
         attempts=1,
-        started_at=timezone.now() - timedelta(hours=1),
+        started_at=an_hour_ago,
+        heartbeat_at=an_hour_ago,
     )
     counts = mission_sweep_stuck()
     assert counts["requeued"] == 1
@@ -80,7 +82,7 @@ def test_a_stuck_running_mission_is_requeued_then_failed_after_its_attempts(
     assert mission.status == MissionStatus.DONE and mission.attempts == 2
 
     Mission.objects.filter(pk=mission.pk).update(
-        status=MissionStatus.RUNNING, started_at=timezone.now() - timedelta(hours=1)
+        status=MissionStatus.RUNNING, started_at=an_hour_ago, heartbeat_at=an_hour_ago
     )
     counts = mission_sweep_stuck()
     assert counts["failed"] == 1

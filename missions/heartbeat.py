@@ -1,0 +1,62 @@
+"""Signs of life of the replies this process is running.
+
+One thread per process, not one per reply: every MISSION_HEARTBEAT_INTERVAL seconds it
+stamps all the missions this process holds in one UPDATE, so a reply that waits on the
+model for minutes (before its first token, or between tokens) never looks abandoned to
+the sweeper, while a mission whose worker died stops being stamped and is re-queued
+MISSION_STUCK_AFTER seconds later."""
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.db import close_old_connections, connection
+
+from missions.lifecycle import mission_heartbeat
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_runs: dict[int, str] = {}
+_thread: threading.Thread | None = None
+_wake = threading.Event()
+
+
+def _beat_forever() -> None:
+    while True:
+        _wake.wait(settings.MISSION_HEARTBEAT_INTERVAL)
+        _wake.clear()
+        with _lock:
+            runs = dict(_runs)
+        if not runs:
+            continue
+        failed = False
+        try:
+            close_old_connections()
+            mission_heartbeat(runs=runs)
+        except Exception:
+            # A database blip: the next beat tries again, well before MISSION_STUCK_AFTER.
+            failed = True
+            logger.warning("heartbeat of %d running missions failed", len(runs), exc_info=True)
+        finally:
+            if failed or connection.vendor != "sqlite":
+                connection.close()  # back to the pool (or a fresh one) for the next beat
+
+
+@contextmanager
+def beating(mission_id: int, run_token: str) -> Iterator[None]:
+    """Keep the mission stamped as alive for as long as the block runs."""
+    global _thread
+    with _lock:
+        _runs[mission_id] = run_token
+        if _thread is None or not _thread.is_alive():
+            _thread = threading.Thread(target=_beat_forever, name="mission-heartbeat", daemon=True)
+            _thread.start()
+    try:
+        yield
+    finally:
+        with _lock:
+            if _runs.get(mission_id) == run_token:
+                del _runs[mission_id]
