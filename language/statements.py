@@ -648,3 +648,48 @@ def rarity(words: list[str], document_frequency: dict[str, int], documents: int)
         reverse=True,
     )[:3]
     return sum(scores) / 3 if scores else 0.0
+
+
+# Material the person hands over rather than says: fenced code, block quotes, long quoted
+# spans, and what they ask to have translated, summarised, forwarded or answered.
+_FENCED = re.compile(r"```.*?```", re.S)
+_BLOCK_QUOTE = re.compile(r"^[ \t]*>.*$", re.M)
+_QUOTED_SPAN = re.compile(r'"[^"\n]{20,}"|“[^”]{20,}”|‘[^’]{20,}’|「[^」]{8,}」|『[^』]{8,}』')
+_MATERIAL_REQUEST = re.compile(
+    r"^(?:please\s+|pls\s+|could you\s+|can you\s+|would you\s+)?(?:translate|summari[sz]e|"
+    r"forward|proofread|rewrite|paraphrase|polish|reply to|respond to|tl;?dr)\b"
+    r"|(?:번역|요약|전달|교정|답장|회신)\s?(?:해|하여|해서|해줘|해 줘|해주세요|부탁)",
+    re.I,
+)
+_STANDING_MARKER = re.compile(r"\b(?:always|never)\b|항상|절대|반드시|무조건", re.I)
+_REFERS_BACK = re.compile(
+    r"\b(?:above|previous|preceding)\b|위\s?(?:의|에|내용|글|메일)|앞의", re.I
+)
+
+
+def _request_part(sentence: str) -> str:
+    return re.split(r"[:：\n]", sentence, maxsplit=1)[0]
+
+
+def _asks_about_material(request: str) -> bool:
+    return bool(_MATERIAL_REQUEST.search(request.strip())) and not _STANDING_MARKER.search(request)
+
+
+def own_words(text: str) -> str:
+    """What the person says in their own voice, for memory extraction: not the quoted,
+    fenced or block-quoted text, and not the material they ask to have translated,
+    summarised, forwarded or answered ("Translate this e-mail: Always send …" teaches
+    nothing). "Always translate e-mails into Korean" is their own rule, and stays."""
+    text = _QUOTED_SPAN.sub("“…”", _BLOCK_QUOTE.sub("", _FENCED.sub(" ", text)))
+    sentences = split_sentences(text)
+    kept: list[str] = []
+    for index, sentence in enumerate(sentences):
+        request = _request_part(sentence)
+        if not _asks_about_material(request):
+            kept.append(sentence)
+            continue
+        if index == len(sentences) - 1 and _REFERS_BACK.search(request):
+            kept = []  # "Translate the above": all before it was the material
+        kept.append(request.strip())
+        break  # the material follows the request
+    return " ".join(kept)

@@ -3,7 +3,7 @@
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
 
-from memory.models import MemoryItem, MemoryKind, MemoryScope
+from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from office.models import Channel
 
 
@@ -18,14 +18,21 @@ def memory_in_scope(
     return MemoryItem.objects.filter(scope, office_id=office_id, active=True)
 
 
+# The system prompt's high-priority lane: what a person pinned, and the rules a person
+# wrote. A rule extraction proposed is ranked and quoted like any other item until a person
+# pins it: text a model read (an e-mail to translate, its own reply) never becomes an
+# instruction every employee follows.
+STANDING = Q(pinned=True) | (Q(kind=MemoryKind.RULE) & ~Q(origin=MemoryOrigin.EXTRACTED))
+
+
 def memory_standing(items: QuerySet[MemoryItem]) -> QuerySet[MemoryItem]:
-    """Pinned items and rules: the high-priority lane of the system prompt."""
-    return items.filter(Q(pinned=True) | Q(kind=MemoryKind.RULE)).order_by("-pinned", "id")
+    """Pinned items and people's rules: the high-priority lane of the system prompt."""
+    return items.filter(STANDING).order_by("-pinned", "id")
 
 
 def memory_rankable(items: QuerySet[MemoryItem]) -> QuerySet[MemoryItem]:
     """Everything else: ranked for each instruction."""
-    return items.filter(pinned=False).exclude(kind=MemoryKind.RULE)
+    return items.exclude(STANDING)
 
 
 def memory_list_for_user(

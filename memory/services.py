@@ -84,6 +84,8 @@ def memory_item_create(
     created_by: User | None = None,
 ) -> MemoryItem:
     clean = memory_text_clean(text, kind)
+    if pinned and origin == MemoryOrigin.EXTRACTED:
+        raise MemoryRejected("Only a person pins an item; extraction only proposes it.")
     return MemoryItem.objects.create(
         office=target.office,
         scope=target.scope,
