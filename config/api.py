@@ -4,9 +4,11 @@ Its OpenAPI schema is at /api/openapi.json and the interactive docs at /api/docs
 from typing import Any
 
 from django.contrib.auth import authenticate
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from ninja import NinjaAPI
 from ninja.security import HttpBasicAuth, SessionAuth
+
+from office.auth import Throttled, login_retry_after, throttled_message
 
 
 class BasicAuth(HttpBasicAuth):
@@ -17,6 +19,9 @@ class BasicAuth(HttpBasicAuth):
         if user is not None and user.is_active:
             request.user = user
             return user
+        retry_after = login_retry_after(request)
+        if retry_after is not None:
+            raise Throttled(throttled_message(retry_after), retry_after)
         return None
 
 
@@ -38,5 +43,18 @@ api = NinjaAPI(
     urls_namespace="api",
 )
 api.add_router("/", "missions.api.router")
+
+
+@api.exception_handler(Throttled)
+def throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
+    response = api.create_response(
+        request,
+        {"code": "rate_limited", "message": exc.message, "retry_after": exc.retry_after},
+        status=429,
+    )
+    response["Retry-After"] = str(exc.retry_after)
+    return response
+
+
 api.add_router("/", "memory.api.router")
 api.add_router("/", "summaries.api.router")

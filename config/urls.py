@@ -4,6 +4,7 @@ from django.views.generic import RedirectView
 
 from config.api import api
 from config.health import healthz
+from office.views import ThrottledLoginView
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -14,6 +15,7 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
+    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("office.urls")),
 ]

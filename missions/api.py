@@ -15,6 +15,7 @@ from missions.lifecycle import mission_retry
 from missions.models import Mission
 from missions.selectors import message_list_after, mission_get_for_user
 from missions.timeline import message_data
+from office.auth import session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
 from realtime.frames import MessageData
@@ -212,11 +213,12 @@ def instructions(
 
 @router.post(
     "channels/{channel_id}/sessions",
-    response={201: SessionOut},
+    response={201: SessionOut, 429: RateLimitedOut},
     summary="Start a new session, carrying the summary over",
 )
 def new_session(request: HttpRequest, channel_id: int, body: SessionNewIn) -> Status[Any]:
     channel = _channel(request, channel_id)
+    session_new_allowed(user_id=_user(request).pk)  # Throttled: 429 (config.api)
     return Status(201, session_start_new(channel=channel, expected_session_id=body.session_id))
 
 

@@ -12,26 +12,15 @@ the window are counted in the database instead: an outage of Redis never refuses
 loses, an instruction, and the limit still holds."""
 
 import logging
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from django.conf import settings
-from django.core.cache import cache
 
+from config import throttle
+from config.throttle import Verdict, charge
 from missions.models import Mission
 
 logger = logging.getLogger(__name__)
-
-# Replaced in tests by a controlled clock.
-clock: Callable[[], float] = time.time
-
-
-@dataclass(frozen=True)
-class Verdict:
-    allowed: bool
-    retry_after: int = 0
 
 
 def instruction_allowed(*, user_id: int, cost: int = 1) -> Verdict:
@@ -39,11 +28,11 @@ def instruction_allowed(*, user_id: int, cost: int = 1) -> Verdict:
     limit, window = settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW
     if limit <= 0:
         return Verdict(True)
-    now = clock()
+    now = throttle.clock()
     index = int(now // window)
     key = f"ratelimit:instruction:{user_id}:{index}"
     try:
-        used = _charge(key=key, cost=cost, limit=limit, timeout=window + 5)
+        used = charge(key=key, cost=cost, limit=limit, timeout=window + 5)
     except Exception as exc:
         logger.warning(
             "rate-limit cache unreachable (%s); counting user %s's missions in the database",
@@ -54,20 +43,6 @@ def instruction_allowed(*, user_id: int, cost: int = 1) -> Verdict:
     if used <= limit:
         return Verdict(True)
     return Verdict(False, retry_after=max(1, int((index + 1) * window - now + 0.999)))
-
-
-def _charge(*, key: str, cost: int, limit: int, timeout: int) -> int:
-    """The window's count with `cost` added; a refused charge is taken back."""
-    # add() then incr() is atomic on Redis and on the local-memory cache alike.
-    cache.add(key, 0, timeout=timeout)
-    try:
-        used = int(cache.incr(key, cost))
-    except ValueError:  # expired between add and incr
-        cache.set(key, cost, timeout=timeout)
-        used = cost
-    if used > limit:
-        cache.decr(key, cost)
-    return used
 
 
 def _created_since(*, user_id: int, start: float) -> int:

@@ -12,6 +12,7 @@ from django.utils.safestring import SafeString
 
 from context.selectors import context_for_next
 from missions.selectors import mission_cost_report
+from office.forms import AdminLoginForm
 from office.models import Channel, Employee, Office
 from office.selectors import owned_by
 from office.services import (
@@ -24,6 +25,9 @@ from office.services import (
     office_edit,
 )
 from sessions.selectors import session_current
+
+# The admin's log-in says so when the log-in throttle refused it (office.auth).
+admin.site.login_form = AdminLoginForm
 
 
 class OfficeScopedAdmin(admin.ModelAdmin):

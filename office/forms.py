@@ -1,10 +1,12 @@
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
 
 from language.storable import BAD_TEXT, text_problem
+from office.auth import login_retry_after, throttled_message
 from office.models import Employee
 
 
@@ -78,3 +80,29 @@ class ProjectForm(StorableText):
 
 class SignupForm(StorableText, UserCreationForm):
     """Django's sign-up form, held to the same text rule as every other edge."""
+
+
+class ThrottledLoginMixin:
+    """A log-in form that says so when the throttle (office.auth) refused the attempt,
+    instead of calling a right password wrong."""
+
+    request: Any
+
+    def clean(self) -> Any:
+        try:
+            return super().clean()  # type: ignore[misc]
+        except forms.ValidationError:
+            retry_after = login_retry_after(self.request) if self.request else None
+            if retry_after is not None:
+                raise forms.ValidationError(
+                    throttled_message(retry_after), code="throttled"
+                ) from None
+            raise
+
+
+class LoginForm(ThrottledLoginMixin, AuthenticationForm):
+    pass
+
+
+class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    pass

@@ -1,12 +1,14 @@
 """The web chat: the office page, the chat page of every channel, sign-up."""
 
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.auth.views import LoginView
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
@@ -15,7 +17,8 @@ from django.views.decorators.http import require_POST
 from config.celery import queue_task
 from missions.selectors import message_list_for_session, missions_in_progress
 from missions.timeline import message_data
-from office.forms import EmployeeForm, ProjectForm, SignupForm
+from office.auth import Throttled, client_address, login_retry_after, signup_allowed
+from office.forms import EmployeeForm, LoginForm, ProjectForm, SignupForm
 from office.models import ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
 from office.services import (
@@ -220,8 +223,30 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("office:home")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        try:
+            # Each sign-up makes an office with its team: limited per address.
+            signup_allowed(address=client_address(request))
+        except Throttled as exc:
+            form.add_error(None, exc.message)
+            response = render(request, "registration/signup.html", {"form": form}, status=429)
+            response["Retry-After"] = str(exc.retry_after)
+            return response
         user = form.save()
         login(request, user)
         office_open_for_user(user=user)
         return redirect("office:home")
     return render(request, "registration/signup.html", {"form": form})
+
+
+class ThrottledLoginView(LoginView):
+    """Django's log-in page; refused by the throttle, it answers 429 with Retry-After."""
+
+    form_class = LoginForm
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        retry_after = login_retry_after(self.request)
+        if retry_after is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(retry_after)
+        return response

@@ -20,6 +20,7 @@ from config.celery import queue_task
 from missions.intake import Accepted, InstructionRejected, instruction_accept
 from missions.selectors import message_list_after
 from missions.timeline import message_frame
+from office.auth import Throttled, session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user
 from realtime import events
@@ -75,7 +76,8 @@ def _timeline_from(channel: Channel, message_id: int) -> list[dict[str, Any]]:
     return [frame_json(message_frame(m)) for m in rows]
 
 
-def _start_chat_session(channel: Channel, frame: SessionNewFrame) -> ChatSession:
+def _start_chat_session(channel: Channel, frame: SessionNewFrame, user_id: int) -> ChatSession:
+    session_new_allowed(user_id=user_id)
     return session_start_new(channel=channel, expected_session_id=frame.session_id)
 
 
@@ -256,7 +258,12 @@ class ChannelConsumer(AsyncWebsocketConsumer):
 
     async def on_session_new(self, frame: SessionNewFrame) -> None:
         assert self.channel is not None
-        await database_sync_to_async(_start_chat_session)(self.channel, frame)
+        try:
+            await database_sync_to_async(_start_chat_session)(
+                self.channel, frame, self.scope["user"].pk
+            )
+        except Throttled as exc:
+            await self.send_error("rate_limited", exc.message, retry_after=exc.retry_after)
 
     async def office_event(self, event: dict[str, Any]) -> None:
         """Events broadcast to the channel's group are forwarded as they are."""

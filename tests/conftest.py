@@ -8,6 +8,14 @@ from django.conf import settings
 from tests.fake_openai import fake_openai  # noqa: F401
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The embedded sweepers' timer belongs to a served process: started here (importing
+    config.asgi starts it) it would fire into whichever later test runs tasks on threads."""
+    from config import celery
+
+    celery._beat_started = True
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     has_postgres = settings.IS_POSTGRES
     has_redis = bool(settings.REDIS_URL)
@@ -26,6 +34,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _tasks_run_inline(settings: Any) -> None:
     """Unit tests run queued tasks in the caller; tests of the runners override this."""
     settings.TASK_RUNNER = "inline"
+
+
+@pytest.fixture(autouse=True)
+def _doors_unthrottled(settings: Any) -> None:
+    """The log-in, sign-up and new-session throttles count across tests in one process (and
+    one Redis); tests/office/test_throttles.py turns them on with a clean slate."""
+    settings.LOGIN_FAILURE_LIMIT = 0
+    settings.LOGIN_FAILURE_ADDRESS_LIMIT = 0
+    settings.SIGNUP_RATE_LIMIT = 0
+    settings.SESSION_NEW_RATE_LIMIT = 0
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,8 @@ from channels.db import database_sync_to_async
 from django.db import transaction
 from django.test import Client
 
+from config import throttle
 from config.celery import app
-from missions import ratelimit
 from missions.intake import instruction_accept
 from missions.models import Message, Mission
 from tests.factories import dm_channel, make_office, make_user
@@ -143,7 +143,7 @@ def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Clock:
     settings.INSTRUCTION_RATE_LIMIT = 5
     settings.INSTRUCTION_RATE_WINDOW = 60
     fake = Clock(60 * 16_666 + 20.0)  # 20 s into a window
-    monkeypatch.setattr(ratelimit, "clock", fake)
+    monkeypatch.setattr(throttle, "clock", fake)
     return fake
 
 
