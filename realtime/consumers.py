@@ -48,6 +48,9 @@ CLOSE_RECONNECT = 4503
 # and at most (doubling in between).
 REJOIN_FIRST_WAIT = 0.5
 REJOIN_MAX_WAIT = 5.0
+# A leave that fails (a burst of closes, a Redis blip) is tried again after these waits:
+# a socket that never left stays a member its group sends to until the membership expires.
+LEAVE_RETRY_WAITS = (0.2, 1.0)
 # The most timeline entries a socket outside its group is shown after an instruction.
 OWN_TIMELINE_LIMIT = 50
 ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
@@ -154,14 +157,22 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         await self.close(code=CLOSE_RECONNECT)
 
     async def disconnect(self, code: int) -> None:
-        if self.channel is not None and self.in_group:
+        if self.channel is None or not self.in_group:
+            return
+        for wait in (*LEAVE_RETRY_WAITS, None):
             try:
                 await self.channel_layer.group_discard(
                     events.group_name(self.channel.pk), self.channel_name
                 )
+                return
             except Exception as exc:
-                # The layer forgets the membership when it expires.
-                logger.warning("could not leave the group of channel %s: %s", self.channel.pk, exc)
+                if wait is None:
+                    # The layer forgets the membership when it expires.
+                    logger.warning(
+                        "could not leave the group of channel %s: %s", self.channel.pk, exc
+                    )
+                    return
+                await asyncio.sleep(wait)
 
     async def send_json(self, content: dict[str, Any]) -> None:
         text = json.dumps(content, ensure_ascii=False)
