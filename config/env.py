@@ -5,6 +5,8 @@ confusing error deep inside a request.
 """
 
 import os
+import secrets
+from pathlib import Path
 from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
@@ -93,3 +95,26 @@ def env_url(name: str, schemes: tuple[str, ...]) -> str:
     if parsed.scheme not in ("sqlite",) and not parsed.hostname:
         raise EnvError(f"{name} has no host: {value!r}")
     return value
+
+
+def env_path(name: str, default: Path) -> Path:
+    value = _raw(name)
+    return Path(value).expanduser() if value else default
+
+
+def secret_key_file(path: Path) -> str:
+    """This install's own secret key, made on first run and kept in `path` (readable by
+    its owner only); every later start reads the same key, so sessions survive restarts."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        key = path.read_text().strip()
+        if len(key) < 50:
+            raise EnvError(
+                f"{path} holds no usable secret key; delete it to make a new one"
+            ) from None
+        return key
+    key = secrets.token_urlsafe(50)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(key + "\n")
+    return key

@@ -16,8 +16,10 @@ from config.env import (
     env_float,
     env_int,
     env_list,
+    env_path,
     env_str,
     env_url,
+    secret_key_file,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -33,9 +35,9 @@ if PRODUCTION:
     if len(SECRET_KEY) < 50:
         raise EnvError("SECRET_KEY must be set to at least 50 random characters in production")
 elif not SECRET_KEY:
-    # Only for the embedded default on a developer's machine; production refuses to start
-    # without its own key (above).
-    SECRET_KEY = "embedded-insecure-key-do-not-use-in-production-0123456789abcdefghij"
+    # The embedded default makes its own key on first run, kept beside its database (never
+    # in the repository); production refuses to start without one (above).
+    SECRET_KEY = secret_key_file(env_path("SECRET_KEY_FILE", BASE_DIR / ".secret_key"))
 
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "[::1]", "testserver"]

@@ -15,10 +15,21 @@ def test_healthz_reports_each_dependency() -> None:
     assert all(check["ok"] for check in body["checks"].values())
 
 
+def _staff() -> Client:
+    from tests.factories import make_user
+
+    user = make_user()
+    user.is_staff = True
+    user.save()
+    client = Client()
+    client.force_login(user)
+    return client
+
+
 @pytest.mark.redis
 def test_healthz_reaches_the_real_broker(settings: Any) -> None:
     settings.TASK_RUNNER = "celery"
-    body = Client().get("/healthz").json()
+    body = _staff().get("/healthz").json()
     assert body["checks"]["broker"] == {"ok": True, "detail": "redis"}
 
 
@@ -35,3 +46,18 @@ def test_healthz_fails_when_the_broker_is_unreachable(
     assert body["ok"] is False
     assert body["checks"]["broker"]["ok"] is False
     assert body["checks"]["database"]["ok"] is True
+
+
+def test_healthz_tells_only_staff_what_failed(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from config.celery import app
+
+    settings.TASK_RUNNER = "celery"
+    monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+    anonymous = Client().get("/healthz")
+    assert anonymous.status_code == 503
+    assert anonymous.json()["checks"]["broker"] == {"ok": False}
+    assert "127.0.0.1" not in anonymous.content.decode()
+    staff = _staff().get("/healthz").json()
+    assert staff["checks"]["broker"]["ok"] is False and staff["checks"]["broker"]["detail"]

@@ -12,6 +12,7 @@ OUR_VARIABLES = {
     "OFFICE_ENV",
     "DEBUG",
     "SECRET_KEY",
+    "SECRET_KEY_FILE",
     "ALLOWED_HOSTS",
     "DATABASE_URL",
     "REDIS_URL",
@@ -73,7 +74,7 @@ def test_production_variables_select_postgres_redis_celery_and_openai() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [
         "django.db.backends.postgresql",
-        "channels_redis.core.RedisChannelLayer",
+        "config.channel_layer.PooledRedisChannelLayer",
         "celery",
         "openai",
     ]
@@ -135,3 +136,27 @@ def test_check_deploy_reports_nothing_above_info() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNING" not in result.stderr and "ERROR" not in result.stderr
+
+
+def test_an_embedded_install_makes_its_own_secret_key_once(tmp_path: Path) -> None:
+    code = "import django; django.setup(); from django.conf import settings as s; "
+    code += "print(s.SECRET_KEY)"
+    ours, theirs = tmp_path / "ours" / ".secret_key", tmp_path / "theirs.key"
+    ours.parent.mkdir()
+    first = _run(code, SECRET_KEY_FILE=str(ours))
+    assert first.returncode == 0, first.stderr
+    again = _run(code, SECRET_KEY_FILE=str(ours))
+    other = _run(code, SECRET_KEY_FILE=str(theirs))
+    key = first.stdout.strip()
+    assert len(key) >= 50 and again.stdout.strip() == key  # kept across restarts
+    assert other.stdout.strip() != key  # every install its own
+    assert ours.read_text().strip() == key
+    assert ours.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_damaged_key_file_stops_start_up_with_a_clear_line(tmp_path: Path) -> None:
+    damaged = tmp_path / ".secret_key"
+    damaged.write_text("short\n")
+    result = _settings(SECRET_KEY_FILE=str(damaged))
+    assert result.returncode != 0
+    assert "holds no usable secret key" in result.stderr
