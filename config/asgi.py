@@ -11,12 +11,26 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+from django.core.exceptions import SuspiciousFileOperation  # noqa: E402
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse  # noqa: E402
 
 from config.celery import start_embedded_beat  # noqa: E402
 from realtime.routing import websocket_urlpatterns  # noqa: E402
 
+
+class StaticFiles(ASGIStaticFilesHandler):
+    """Django's static files under Daphne; a path that climbs out of the static folders
+    (/static/%2e%2e/…) is a plain 404, not a server error."""
+
+    def serve(self, request: HttpRequest) -> HttpResponse | FileResponse:
+        try:
+            return super().serve(request)
+        except SuspiciousFileOperation:
+            raise Http404("No such file.") from None
+
+
 start_embedded_beat()
-http_app = ASGIStaticFilesHandler(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
+http_app = StaticFiles(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
 
 application = ProtocolTypeRouter(
     {
