@@ -15,6 +15,7 @@ from django.core.exceptions import SuspiciousFileOperation  # noqa: E402
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse  # noqa: E402
 
 from config.celery import start_embedded_beat  # noqa: E402
+from config.origins import SameOriginValidator  # noqa: E402
 from realtime.routing import websocket_urlpatterns  # noqa: E402
 
 
@@ -36,7 +37,7 @@ application = ProtocolTypeRouter(
     {
         "http": http_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -18,9 +18,14 @@ def session_cookie(user: User) -> str:
 
 
 async def open_socket(
-    channel_id: int | str, user: User | None, *, origin: str | None = "http://localhost"
+    channel_id: int | str,
+    user: User | None,
+    *,
+    origin: str | None = "http://localhost",
+    host: str = "localhost",
 ) -> tuple[bool, Any, WebsocketCommunicator]:
-    headers: list[tuple[bytes, bytes]] = []
+    # As a browser sends them: the Host it addressed, and the page's Origin.
+    headers: list[tuple[bytes, bytes]] = [(b"host", host.encode())]
     if origin is not None:
         headers.append((b"origin", origin.encode()))
     if user is not None:

@@ -8,7 +8,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from missions import ratelimit
+from config import throttle
 from missions.models import Message, Mission
 from office.services import employee_hire
 from tests.factories import channel_of, make_office, make_user
@@ -47,7 +47,7 @@ def fixed_window(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
 
     cache.clear()
     settings.INSTRUCTION_RATE_WINDOW = 60
-    monkeypatch.setattr(ratelimit, "clock", lambda: 60 * 16_666 + 20.0)
+    monkeypatch.setattr(throttle, "clock", lambda: 60 * 16_666 + 20.0)
 
 
 def test_500_follow_up_lines_are_refused_whole_and_nothing_is_saved(

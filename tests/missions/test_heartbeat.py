@@ -62,6 +62,7 @@ def _slow_reply(text: str, *, first_token_after: float, pieces: int, gap: float)
     return Reply(text=text, chunks=chunks, delay=first_token_after, chunk_delay=gap)
 
 
+@pytest.mark.postgres  # three threads writing at once: real transactions, real locks
 def test_the_sweeper_leaves_a_long_streaming_reply_alone(
     model: FakeOpenAI, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

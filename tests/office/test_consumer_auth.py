@@ -1,3 +1,5 @@
+from typing import Any
+
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
@@ -45,4 +47,36 @@ async def test_a_foreign_origin_is_refused() -> None:
     alice, _, alice_dm, _ = await _two_offices()
     connected, _, socket = await open_socket(alice_dm.pk, alice, origin="http://evil.example")
     assert not connected
+    await socket.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "accepted"),
+    [
+        ("http://127.0.0.1:8000", "127.0.0.1:8000", True),
+        ("http://localhost", "localhost", True),
+        ("http://localhost:80", "localhost", True),
+        ("http://127.0.0.1:9999", "127.0.0.1:8000", False),  # another program on this host
+        ("https://127.0.0.1:8000", "127.0.0.1:8000", False),  # another scheme
+        ("http://localhost:8000", "127.0.0.1:8000", False),
+        ("null", "127.0.0.1:8000", False),
+    ],
+)
+async def test_a_socket_is_accepted_only_from_this_servers_own_origin(
+    origin: str, host: str, accepted: bool
+) -> None:
+    alice, _, alice_dm, _ = await _two_offices()
+    connected, _, socket = await open_socket(alice_dm.pk, alice, origin=origin, host=host)
+    assert connected is accepted
+    await socket.disconnect()
+
+
+async def test_a_trusted_origin_is_accepted(settings: Any) -> None:
+    # The page is served by a proxy in front (TLS on 8443); the socket reaches us direct.
+    settings.CSRF_TRUSTED_ORIGINS = ["https://localhost:8443"]
+    alice, _, alice_dm, _ = await _two_offices()
+    connected, _, socket = await open_socket(
+        alice_dm.pk, alice, origin="https://localhost:8443", host="127.0.0.1:8000"
+    )
+    assert connected
     await socket.disconnect()

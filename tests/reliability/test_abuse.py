@@ -93,18 +93,19 @@ async def test_every_frame_type_on_a_foreign_channel_gets_nothing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("origin", "ok"),
+    ("origin", "host", "ok"),
     [
-        ("http://localhost", True),
-        ("http://127.0.0.1", True),
-        ("https://evil.example", False),
-        ("null", False),
-        (None, False),
+        ("http://localhost", "localhost", True),
+        ("http://127.0.0.1", "127.0.0.1", True),
+        ("http://127.0.0.1", "localhost", False),
+        ("https://evil.example", "localhost", False),
+        ("null", "localhost", False),
+        (None, "localhost", False),
     ],
 )
-async def test_the_handshake_checks_the_origin(origin: str | None, ok: bool) -> None:
+async def test_the_handshake_checks_the_origin(origin: str | None, host: str, ok: bool) -> None:
     user, channel = await _owner_and_channel()
-    connected, _, socket = await open_socket(channel.pk, user, origin=origin)
+    connected, _, socket = await open_socket(channel.pk, user, origin=origin, host=host)
     assert connected is ok
     await socket.disconnect()
 
@@ -196,7 +197,11 @@ async def test_a_socket_refuses_the_next_frame_after_logout_elsewhere() -> None:
     socket = WebsocketCommunicator(
         application,
         f"/ws/channels/{channel.pk}/",
-        headers=[(b"origin", b"http://localhost"), (b"cookie", cookie.encode())],
+        headers=[
+            (b"host", b"localhost"),
+            (b"origin", b"http://localhost"),
+            (b"cookie", cookie.encode()),
+        ],
     )
     assert (await socket.connect())[0]
     await socket.send_json_to({"type": "ping"})
