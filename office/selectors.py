@@ -3,7 +3,7 @@
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
-from office.models import Channel, Employee, Office
+from office.models import Channel, Employee, Office, Profile
 
 
 def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:
@@ -46,3 +46,16 @@ def channel_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Channel]:
         .select_related("employee", "office")
         .order_by("office_id", "kind", "name")
     )
+
+
+def user_language(*, user: User | AnonymousUser) -> str | None:
+    """The interface language a signed-in person sees: their own choice, else their
+    office's; None for someone with neither (the browser's preference then decides)."""
+    if not user.is_authenticated:
+        return None
+    chosen = Profile.objects.filter(user=user).values_list("language", flat=True).first()
+    if chosen:
+        return str(chosen)
+    office = Office.objects.filter(owner=user).order_by("id").values_list("language", flat=True)
+    first = office.first()
+    return str(first) if first else None
