@@ -73,6 +73,9 @@ class ProjectForm(StorableText):
     lead = forms.ModelChoiceField(queryset=Employee.objects.none(), label=_("Lead"))
 
     def __init__(self, *args: object, office_id: int, **kwargs: object) -> None:
+        # Its own ids: it shares the office page with the hire form, whose fields have
+        # the same names (a label must name one field).
+        kwargs.setdefault("auto_id", "id_project_%s")
         super().__init__(*args, **kwargs)
         team = Employee.objects.filter(office_id=office_id, is_active=True, is_master=False)
         self.fields["members"].queryset = team  # type: ignore[attr-defined]

@@ -24,7 +24,6 @@
   const streams = new Map(); // mission id -> element being streamed into
   const outbox = new Map(); // client_id -> text, until the server echoes the instruction
   const pending = new Set(); // missions waiting for a reply
-  const answered = new Set(); // missions with a reply in the timeline
 
   // --- rendering ---------------------------------------------------------------------
 
@@ -97,15 +96,13 @@
     item.appendChild(body);
     if (message.kind === "error" && message.payload && message.payload.retry && !boot.read_only &&
         message.mission) {
-      // One way to retry a mission: the newest failure's button; none once it is answered.
+      // One way to retry a mission: the newest failure's button, until a reply comes.
       settleRetries(message.mission, false);
-      if (!answered.has(message.mission)) {
-        const retry = el("button", "retry", t("retry"));
-        retry.type = "button";
-        retry.dataset.mission = message.mission;
-        retry.addEventListener("click", () => retryMission(message.mission, retry));
-        item.appendChild(retry);
-      }
+      const retry = el("button", "retry", t("retry"));
+      retry.type = "button";
+      retry.dataset.mission = message.mission;
+      retry.addEventListener("click", () => retryMission(message.mission, retry));
+      item.appendChild(retry);
     }
     if (message.kind === "notice" && message.payload && message.payload.action && !boot.read_only) {
       const start = el("button", "primary", message.payload.action.label || t("start_new_session"));
@@ -128,10 +125,7 @@
       removePendingBubble(message.payload && message.payload.client_id);
       if (message.mission) pending.add(message.mission);
     }
-    if (message.kind === "employee" && message.mission) {
-      answered.add(message.mission);
-      settleRetries(message.mission, true);
-    }
+    if (message.kind === "employee" && message.mission) settleRetries(message.mission, true);
     if (intro) intro.hidden = true;
     if ((message.kind === "employee" || message.kind === "error") && message.mission) {
       pending.delete(message.mission);
