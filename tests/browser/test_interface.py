@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.browser.conftest import (
     LONG_SESSION_EMPLOYEE,
@@ -31,7 +31,7 @@ from tests.browser.test_chat_in_browser import (  # the skip (or CI failure) com
     wait_connected,
 )
 
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 
 # The interface's text, with what a person typed or the office was made with (names,
 # roles, replies and instructions in the timeline) taken out, and ASCII words a Korean

@@ -135,3 +135,10 @@ def test_check_deploy_reports_nothing_above_info() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "WARNING" not in result.stderr and "ERROR" not in result.stderr
+
+
+def test_debug_is_off_unless_asked_for_in_the_embedded_default() -> None:
+    code = "import django; django.setup(); from django.conf import settings as s; print(s.DEBUG)"
+    assert _run(code).stdout.strip() == "False"
+    assert _run(code, DEBUG="1").stdout.strip() == "True"
+    assert _run(code, DEBUG="0").stdout.strip() == "False"
