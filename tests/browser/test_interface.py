@@ -60,6 +60,15 @@ def english_words(page: Page, data: list[str]) -> list[str]:
     return sorted({w for w in re.findall(r"[A-Za-z][A-Za-z_']+", text)} - ALLOWED_ASCII)
 
 
+FAIL_LAST_MISSION = """
+from missions.lifecycle import mission_fail
+from missions.models import Mission
+mission = Mission.objects.filter(session__channel_id={channel}).order_by("-id").first()
+mission_fail(mission=mission, code="provider_error", message="The model timed out.")
+print(mission.pk)
+"""
+
+
 def expect_only_status_errors(problems: Problems, statuses: list[int]) -> None:
     """The console errors are the browser's notes on these answers' statuses; they are
     taken off the list the page fixture fails on."""
@@ -98,7 +107,9 @@ TEAM_DATA = [
 # --- Korean ----------------------------------------------------------------------------
 
 
-def test_korean_chosen_in_the_menu_makes_the_whole_interface_korean(page: Page) -> None:
+def test_korean_chosen_in_the_menu_makes_the_whole_interface_korean(
+    page: Page, server: Server
+) -> None:
     username = sign_up(page)
     expect(page.locator("html")).to_have_attribute("lang", "en")
     menu = page.get_by_label("Language")
@@ -143,6 +154,18 @@ def test_korean_chosen_in_the_menu_makes_the_whole_interface_korean(page: Page) 
     expect(item.locator(".kind")).to_have_text("사실 · 직원")
     expect(item.get_by_role("button", name="고정")).to_be_visible()
     assert english_words(page, [*TEAM_DATA, username]) == []
+
+    # A failure the office wrote in its fixed English shape reads in Korean; the
+    # provider's own words after it stay as they were.
+    channel = int(page.url.rstrip("/").split("/")[-1])
+    server.manage("shell", "-c", FAIL_LAST_MISSION.format(channel=channel))
+    page.reload()
+    wait_connected(page)
+    error = page.locator("#timeline li.msg.error .body")
+    expect(error).to_have_text("Theo이(가) 답하지 못했어요: The model timed out.")
+    expect(
+        page.locator("#timeline li.msg.error").get_by_role("button", name="다시 시도")
+    ).to_be_visible()
 
     # The choice is the person's: it stays after logging out and in again.
     page.locator("header.top .logout button").click()
@@ -348,15 +371,6 @@ def test_a_new_session_says_the_summary_was_carried_over_and_links_to_it(page: P
 
 
 # --- Retry, confirmations ----------------------------------------------------------------
-
-
-FAIL_LAST_MISSION = """
-from missions.lifecycle import mission_fail
-from missions.models import Mission
-mission = Mission.objects.filter(session__channel_id={channel}).order_by("-id").first()
-mission_fail(mission=mission, code="provider_error", message="The model timed out.")
-print(mission.pk)
-"""
 
 
 def test_retry_goes_once_the_retried_mission_is_answered(page: Page, server: Server) -> None:
