@@ -27,7 +27,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 OFFICE_ENV = env_choice("OFFICE_ENV", "embedded", ("embedded", "production"))
 PRODUCTION = OFFICE_ENV == "production"
 
-DEBUG = env_bool("DEBUG", default=not PRODUCTION)
+# Off unless asked for (DEBUG=1 on a developer's machine): a debug page lists every URL
+# pattern and setting to whoever hits a missing page.
+DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = env_str("SECRET_KEY")
 if PRODUCTION:
     if DEBUG:
@@ -55,6 +57,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    # django-ninja's bundled Swagger UI assets: /api/docs is served from our own static
+    # files, under the same CSP, with no CDN.
+    "ninja",
     "office",
     "sessions.apps.ChatSessionsConfig",
     "missions",
@@ -72,6 +77,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: a signed-in person's own language wins over the cookie and
+    # the browser's Accept-Language that LocaleMiddleware looked at.
+    "office.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]

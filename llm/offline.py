@@ -5,6 +5,7 @@ that an employee knows the summary and the memory) and streams in pieces like a 
 model. It has no structured output: folding and memory extraction use their own
 deterministic paths when `structured_output` is false."""
 
+import re
 from collections.abc import Iterator
 
 from llm.base import ChatMessages, ChatStream, ProviderError, T, Usage
@@ -12,6 +13,23 @@ from llm.base import ChatMessages, ChatStream, ProviderError, T, Usage
 # How chars become tokens where no provider reports them: about four chars a token for
 # English text (OpenAI's rule of thumb); only used for the offline provider's usage.
 CHARS_PER_TOKEN = 4
+
+
+DISCLAIMER = "(Offline demo reply: set OPENAI_API_KEY for a real model.)"
+_OPENING = re.compile(r"[\w.-]+ here\. On it: \u201c")
+
+
+def _without_offline_replies(line: str) -> str:
+    """The line with any earlier offline reply cut out. Recent missions and recalled
+    passages bring those replies back; quoting them would nest each reply in the next
+    ("On it: … Looking back: … On it: …"). A reply that was trimmed has no disclaimer
+    left: everything from its opening goes."""
+    start = _OPENING.search(line)
+    if start is None:
+        return line.replace(DISCLAIMER, "").strip()
+    end = line.rfind(DISCLAIMER)
+    tail = line[end + len(DISCLAIMER) :] if end >= start.end() else ""
+    return _without_offline_replies(f"{line[: start.start()].rstrip()} {tail.strip()}".strip())
 
 
 def _content(message: dict[str, object]) -> str:
@@ -25,10 +43,19 @@ def _first_line_after(text: str, heading: str) -> str:
     if not found:
         return ""
     for line in rest.splitlines()[1:]:
-        line = line.strip(" -")
-        if line:
+        if line.startswith("## "):
+            break  # the next section
+        line = _without_offline_replies(line).strip(" -")
+        if _has_words(line):
             return line
     return ""
+
+
+def _has_words(line: str) -> bool:
+    """More than a mission's header and the labels of an emptied excerpt."""
+    rest = re.sub(r"^\[[^\]]*\]", " ", line)
+    rest = re.sub(r'Instruction:|Reply:|\\n|["\s\\]+', " ", rest)
+    return bool(re.search(r"\w{2,}", rest))
 
 
 class OfflineProvider:
@@ -57,7 +84,7 @@ class OfflineProvider:
         recalled = _first_line_after(context, "## Recalled from earlier")
         if recalled:
             parts.append(f"Looking back: {recalled[:300]}")
-        parts.append("(Offline demo reply: set OPENAI_API_KEY for a real model.)")
+        parts.append(DISCLAIMER)
         return " ".join(parts)
 
     def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:

@@ -4,6 +4,7 @@ from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
+from django.utils.translation import gettext_lazy as _
 
 from language.storable import BAD_TEXT, text_problem
 from office.auth import login_retry_after, throttled_message
@@ -38,13 +39,15 @@ class EmployeeForm(StorableText):
     name = forms.RegexField(
         regex=r"^[\w.-]+$",
         max_length=80,
-        help_text="One word, used for @mentions.",
-        error_messages={"invalid": "Use one word: letters, digits, . or -"},
+        label=_("Name"),
+        help_text=_("One word, used for @mentions."),
+        error_messages={"invalid": _("Use one word: letters, digits, . or -")},
     )
-    role = forms.CharField(max_length=120)
+    role = forms.CharField(max_length=120, label=_("Role"))
     persona = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text="How this employee thinks and writes (the system prompt).",
+        label=_("Persona"),
+        help_text=_("How this employee thinks and writes (the system prompt)."),
     )
 
     def __init__(
@@ -60,18 +63,21 @@ class EmployeeForm(StorableText):
         if self.employee_id:
             taken = taken.exclude(pk=self.employee_id)
         if taken.exists():
-            raise forms.ValidationError("Someone in this office already has that name.")
+            raise forms.ValidationError(_("Someone in this office already has that name."))
         return name
 
 
 class ProjectForm(StorableText):
-    name = forms.CharField(max_length=120)
+    name = forms.CharField(max_length=120, label=_("Name"))
     members = forms.ModelMultipleChoiceField(
-        queryset=Employee.objects.none(), widget=forms.CheckboxSelectMultiple
+        queryset=Employee.objects.none(), widget=forms.CheckboxSelectMultiple, label=_("Members")
     )
-    lead = forms.ModelChoiceField(queryset=Employee.objects.none())
+    lead = forms.ModelChoiceField(queryset=Employee.objects.none(), label=_("Lead"))
 
     def __init__(self, *args: object, office_id: int, **kwargs: object) -> None:
+        # Its own ids: it shares the office page with the hire form, whose fields have
+        # the same names (a label must name one field).
+        kwargs.setdefault("auto_id", "id_project_%s")
         super().__init__(*args, **kwargs)
         team = Employee.objects.filter(office_id=office_id, is_active=True, is_master=False)
         self.fields["members"].queryset = team  # type: ignore[attr-defined]

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 def default_language() -> str:
@@ -62,10 +63,10 @@ class Employee(models.Model):
 
 
 class ChannelKind(models.TextChoices):
-    DM = "dm", "1:1"
-    MASTER = "master", "Master"
-    ALL = "all", "All hands"
-    PROJECT = "project", "Project"
+    DM = "dm", _("1:1")
+    MASTER = "master", _("Master")
+    ALL = "all", _("All hands")
+    PROJECT = "project", _("Project")
 
 
 class Channel(models.Model):
@@ -131,3 +132,20 @@ class Channel(models.Model):
         if self.detail_budget_chars:
             return int(self.detail_budget_chars)
         return int(settings.DETAIL_BUDGET_CHARS[self.kind])
+
+
+class Profile(models.Model):
+    """What a person chose for themselves; blank means "as the office"."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="office_profile"
+    )
+    language = models.CharField(
+        max_length=8,
+        blank=True,
+        choices=[("en", "English"), ("ko", "한국어")],
+        help_text="This person's interface language; blank follows their office.",
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.language or 'office default'}"

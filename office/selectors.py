@@ -5,7 +5,7 @@ from typing import Any
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import QuerySet
 
-from office.models import Channel, Employee, Office
+from office.models import Channel, Employee, Office, Profile
 
 
 def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:
@@ -58,3 +58,16 @@ def owned_by(queryset: QuerySet[Any], office_path: str, user: Any) -> QuerySet[A
     if not getattr(user, "is_authenticated", False):
         return queryset.none()
     return queryset.filter(**{f"{office_path}__owner" if office_path else "owner": user})
+
+
+def user_language(*, user: User | AnonymousUser) -> str | None:
+    """The interface language a signed-in person sees: their own choice, else their
+    office's; None for someone with neither (the browser's preference then decides)."""
+    if not user.is_authenticated:
+        return None
+    chosen = Profile.objects.filter(user=user).values_list("language", flat=True).first()
+    if chosen:
+        return str(chosen)
+    office = Office.objects.filter(owner=user).order_by("id").values_list("language", flat=True)
+    first = office.first()
+    return str(first) if first else None

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 
-from office.models import Channel, ChannelKind, Employee, Office
+from office.models import Channel, ChannelKind, Employee, Office, Profile
 from sessions.services import session_open_first
 
 
@@ -158,10 +158,13 @@ def employee_retire(*, employee: Employee) -> Employee:
     return employee
 
 
-def office_set_language(*, office: Office, language: str) -> Office:
-    office.language = language
-    office.save(update_fields=["language"])
-    return office
+@transaction.atomic
+def user_set_language(*, user: User, language: str) -> Profile:
+    """The person's own interface language. The owner's choice is also their office's:
+    the notices the office writes into its channels are in the owner's language."""
+    profile, _ = Profile.objects.update_or_create(user=user, defaults={"language": language})
+    Office.objects.filter(owner=user).update(language=language)
+    return profile
 
 
 @transaction.atomic

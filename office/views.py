@@ -12,6 +12,7 @@ from django.contrib.auth.views import LoginView
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.celery import queue_task
@@ -19,16 +20,17 @@ from missions.selectors import message_list_for_session, missions_in_progress
 from missions.timeline import message_data
 from office.auth import Throttled, client_address, login_retry_after, signup_allowed
 from office.forms import EmployeeForm, LoginForm, ProjectForm, SignupForm
-from office.models import ChannelKind, Employee, Office
+from office.models import Channel, ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
 from office.services import (
     employee_edit,
     employee_hire,
     employee_retire,
     office_open_for_user,
-    office_set_language,
     project_channel_create,
+    user_set_language,
 )
+from office.ui import chat_strings
 from sessions.selectors import session_current, session_list
 
 TIMELINE_LIMIT = 300
@@ -48,12 +50,14 @@ def _office(request: HttpRequest) -> Office:
     return office
 
 
-@login_required
-def office_home(request: HttpRequest) -> HttpResponse:
-    office = office_get_for_user(user=_user(request))
-    if office is None:
-        # An account an operator made: offer to set the office up (a page load writes nothing).
-        return render(request, "office/start.html", {})
+def _render_home(
+    request: HttpRequest,
+    office: Office,
+    *,
+    hire_form: EmployeeForm | None = None,
+    project_form: ProjectForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     channels = list(channel_list_for_office(office=office))
     busy = missions_in_progress(office=office)
     dm_by_employee = {c.employee_id: c for c in channels if c.kind == ChannelKind.DM}
@@ -71,10 +75,21 @@ def office_home(request: HttpRequest) -> HttpResponse:
             "all_hands": next((c for c in channels if c.kind == ChannelKind.ALL), None),
             "projects": [c for c in channels if c.kind == ChannelKind.PROJECT],
             "retired": office.employees.filter(is_active=False),
-            "hire_form": EmployeeForm(office_id=office.pk),
-            "project_form": ProjectForm(office_id=office.pk),
+            "languages": settings.LANGUAGES,
+            "hire_form": hire_form or EmployeeForm(office_id=office.pk),
+            "project_form": project_form or ProjectForm(office_id=office.pk),
         },
+        status=status,
     )
+
+
+@login_required
+def office_home(request: HttpRequest) -> HttpResponse:
+    office = office_get_for_user(user=_user(request))
+    if office is None:
+        # An account an operator made: offer to set the office up (a page load writes nothing).
+        return render(request, "office/start.html", {"languages": settings.LANGUAGES})
+    return _render_home(request, office)
 
 
 @login_required
@@ -91,11 +106,12 @@ def employee_hire_view(request: HttpRequest) -> HttpResponse:
     form = EmployeeForm(request.POST, office_id=office.pk)
     if form.is_valid():
         employee_hire(office=office, **form.cleaned_data)
-        messages.success(request, f"{form.cleaned_data['name']} joined the office.")
-    else:
-        for field, errors in form.errors.items():
-            messages.error(request, f"{field}: {' '.join(str(e) for e in errors)}")
-    return redirect("office:home")
+        messages.success(
+            request, _("%(name)s joined the office.") % {"name": form.cleaned_data["name"]}
+        )
+        return redirect("office:home")
+    # The office page again, with the form as it was typed and its errors beside it.
+    return _render_home(request, office, hire_form=form, status=400)
 
 
 @login_required
@@ -104,16 +120,19 @@ def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
     employee = get_object_or_404(Employee, pk=employee_id, office=office)
     if request.method == "POST":
         if request.POST.get("action") == "retire":
+            if request.POST.get("confirm") != "yes":
+                # Asked first, on a page of its own: no script needed, nothing done yet.
+                return render(request, "office/retire_confirm.html", {"employee": employee})
             try:
                 employee_retire(employee=employee)
-                messages.success(request, f"{employee.name} was retired.")
-            except ValueError as exc:
-                messages.error(request, str(exc))
+                messages.success(request, _("%(name)s was retired.") % {"name": employee.name})
+            except ValueError:
+                messages.error(request, _("The chief of staff cannot be retired."))
             return redirect("office:home")
         form = EmployeeForm(request.POST, office_id=office.pk, employee_id=employee.pk)
         if form.is_valid():
             employee_edit(employee=employee, **form.cleaned_data)
-            messages.success(request, f"{employee.name} was updated.")
+            messages.success(request, _("%(name)s was updated.") % {"name": employee.name})
             return redirect("office:home")
     else:
         form = EmployeeForm(
@@ -127,17 +146,18 @@ def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def language_view(request: HttpRequest) -> HttpResponse:
-    """The owner's language: notices and the interface follow it."""
-    office = _office(request)
+    """The person's interface language (and, for the owner, the office's notices)."""
     language = request.POST.get("language", "")
-    if language in dict(settings.LANGUAGES):
-        office_set_language(office=office, language=language)
-        translation.activate(language)
-        response = redirect("office:home")
-        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
-        return response
-    messages.error(request, "Unknown language.")
-    return redirect("office:home")
+    if language not in dict(settings.LANGUAGES):
+        messages.error(request, _("Unknown language."))
+        return redirect("office:home")
+    user_set_language(user=_user(request), language=language)
+    translation.activate(language)
+    messages.success(request, _("Language saved."))
+    response = redirect("office:home")
+    # The login page after logging out stays in the chosen language too.
+    response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
+    return response
 
 
 @login_required
@@ -153,9 +173,7 @@ def project_create_view(request: HttpRequest) -> HttpResponse:
             lead=form.cleaned_data["lead"],
         )
         return redirect("office:chat", channel_id=channel.pk)
-    for field, errors in form.errors.items():
-        messages.error(request, f"{field}: {' '.join(str(e) for e in errors)}")
-    return redirect("office:home")
+    return _render_home(request, office, project_form=form, status=400)
 
 
 @login_required
@@ -181,24 +199,30 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             # The task queue is down: the notice waits for the next entry or instruction;
             # the page does not wait for the queue.
             logger.warning("could not queue the entry check of channel %s: %s", channel.pk, exc)
-    members = [
-        e.name
-        for e in (
-            channel.members.filter(is_active=True)
-            if channel.kind == ChannelKind.PROJECT
-            else channel.office.employees.filter(is_active=True)
-        )
-    ]
+    team = list(
+        channel.members.filter(is_active=True)
+        if channel.kind == ChannelKind.PROJECT
+        else channel.office.employees.filter(is_active=True)
+    )
+    members = [e.name for e in team]
+    title, kind_label = _channel_title(channel)
     return render(
         request,
         "office/chat.html",
         {
             "channel": channel,
             "office": channel.office,
+            "title": title,
+            "kind_label": kind_label,
             "sessions": sessions,
             "shown": shown,
             "current": current,
             "read_only": shown.pk != current.pk,
+            # An empty timeline says what the channel is (and what this session goes on from).
+            "intro": "" if rows else _channel_intro(channel, team),
+            "carried_from": None if rows else shown.carried_over_from,
+            "offline": settings.LLM_PROVIDER == "offline",
+            "ui": chat_strings(),
             "boot": {
                 "channel": channel.pk,
                 "kind": channel.kind,
@@ -214,6 +238,47 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             },
         },
     )
+
+
+def _channel_title(channel: Channel) -> tuple[str, str]:
+    """The channel's heading and the label of its kind, each said once: the master and
+    all-hands channels are named after their kind."""
+    if channel.kind == ChannelKind.MASTER:
+        return _("Master channel"), ""
+    if channel.kind == ChannelKind.ALL:
+        return _("All hands"), ""
+    if channel.kind == ChannelKind.DM:
+        return channel.name, _("1:1")
+    return channel.name, _("Project")
+
+
+def _channel_intro(channel: Channel, team: list[Employee]) -> str:
+    master = next((e for e in channel.office.employees.all() if e.is_master), None)
+    chief = master.name if master else _("the chief of staff")
+    if channel.kind == ChannelKind.DM and channel.employee is not None:
+        return _(
+            "Your 1:1 channel with %(name)s (%(role)s). Give %(name)s a mission below; "
+            "only the two of you see this conversation."
+        ) % {"name": channel.employee.name, "role": channel.employee.role}
+    if channel.kind == ChannelKind.MASTER:
+        return _(
+            "The master channel: %(chief)s, your chief of staff, answers here and hands work "
+            "to the team. Name someone with @name to delegate to them."
+        ) % {"chief": chief}
+    if channel.kind == ChannelKind.ALL:
+        return _(
+            "All hands: the whole office is here. %(chief)s answers unless you address "
+            "someone with @name."
+        ) % {"chief": chief}
+    lead = channel.lead.name if channel.lead else chief
+    return _(
+        "The project channel %(project)s, with %(members)s. %(lead)s leads and answers "
+        "what names nobody; address a member with @name."
+    ) % {
+        "project": channel.name,
+        "members": ", ".join(e.name for e in team) or _("no members yet"),
+        "lead": lead,
+    }
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -6,6 +6,10 @@
 
 (function () {
   const boot = JSON.parse(document.getElementById("boot").textContent);
+  // Every word the script shows, translated on the server (office/ui.py).
+  const ui = JSON.parse(document.getElementById("ui").textContent);
+  const lang = document.documentElement.lang || undefined;
+  const intro = document.getElementById("intro");
   const csrf = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value || "";
   const timeline = document.getElementById("timeline");
   const working = document.getElementById("working");
@@ -22,6 +26,11 @@
   const pending = new Set(); // missions waiting for a reply
 
   // --- rendering ---------------------------------------------------------------------
+
+  function t(key, values) {
+    return String(ui[key] || key).replace(/\{(\w+)\}/g, (all, name) =>
+      values && values[name] !== undefined ? String(values[name]) : all);
+  }
 
   function escapeHtml(text) {
     return text.replace(/[&<>"']/g, (c) => ({
@@ -55,7 +64,7 @@
 
   function stamp(iso) {
     const d = new Date(iso);
-    return isNaN(d) ? "" : d.toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+    return isNaN(d) ? "" : d.toLocaleString(lang, { dateStyle: "short", timeStyle: "short" });
   }
 
   function el(tag, cls, text) {
@@ -63,6 +72,26 @@
     if (cls) node.className = cls;
     if (text !== undefined) node.textContent = text;
     return node;
+  }
+
+  // The office writes its errors and events in English, in a fixed shape; the lead of
+  // each is shown in the reader's language, what follows it (a provider's error, an
+  // instruction, a reply) as it was written.
+  const WRITTEN = {
+    error: [[/^(.+?) could not answer: ([\s\S]*)$/, "could_not_answer"]],
+    event: [
+      [/^Delegated to (.+?): ([\s\S]*)$/, "delegated_to"],
+      [/^Follow-up for (.+?): ([\s\S]*)$/, "follow_up_for"],
+      [/^(.+?) reported back: ([\s\S]*)$/, "reported_back"],
+    ],
+  };
+
+  function localized(message) {
+    for (const [pattern, key] of WRITTEN[message.kind] || []) {
+      const found = message.text.match(pattern);
+      if (found) return t(key, { name: found[1] }) + " " + found[2];
+    }
+    return message.text;
   }
 
   function render(message) {
@@ -74,7 +103,7 @@
     item.dataset.id = message.id;
     if (message.mission) item.dataset.mission = message.mission;
     const meta = el("div", "meta");
-    const who = message.kind === "user" ? "You" : message.author || (message.kind === "notice" ? "Office" : "");
+    const who = message.kind === "user" ? t("you") : message.author || (message.kind === "notice" ? t("office") : "");
     const seq = message.payload && message.payload.seq ? " · #" + message.payload.seq : "";
     meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") + seq;
     if (message.kind === "user" && message.payload && message.payload.seq) {
@@ -83,22 +112,26 @@
     item.appendChild(meta);
     const body = el("div", "body");
     if (message.kind === "employee") body.innerHTML = markdown(message.text);
-    else body.textContent = message.text;
+    else body.textContent = localized(message);
     item.appendChild(body);
-    if (message.kind === "error" && message.payload && message.payload.retry && !boot.read_only) {
-      const retry = el("button", "retry", "Retry");
+    if (message.kind === "error" && message.payload && message.payload.retry && !boot.read_only &&
+        message.mission) {
+      // One way to retry a mission: the newest failure's button, until a reply comes.
+      settleRetries(message.mission, false);
+      const retry = el("button", "retry", t("retry"));
       retry.type = "button";
+      retry.dataset.mission = message.mission;
       retry.addEventListener("click", () => retryMission(message.mission, retry));
       item.appendChild(retry);
     }
     if (message.kind === "notice" && message.payload && message.payload.action && !boot.read_only) {
-      const start = el("button", "primary", message.payload.action.label || "Start new session");
+      const start = el("button", "primary", message.payload.action.label || t("start_new_session"));
       start.type = "button";
-      start.addEventListener("click", () => startSession(start));
+      start.addEventListener("click", () => confirmNewSession(start));
       item.appendChild(start);
     }
     if (message.kind === "event" && message.payload && message.payload.child_channel) {
-      const link = el("a", "link", "Open " + (message.payload.employee || "") + "’s channel");
+      const link = el("a", "link", t("open_channel", { name: message.payload.employee || "" }));
       link.href = "/c/" + message.payload.child_channel + "/";
       item.appendChild(link);
     }
@@ -112,6 +145,8 @@
       removePendingBubble(message.payload && message.payload.client_id);
       if (message.mission) pending.add(message.mission);
     }
+    if (message.kind === "employee" && message.mission) settleRetries(message.mission, true);
+    if (intro) intro.hidden = true;
     if ((message.kind === "employee" || message.kind === "error") && message.mission) {
       pending.delete(message.mission);
       const streaming = streams.get(message.mission);
@@ -121,10 +156,19 @@
     item.scrollIntoView({ block: "end" });
   }
 
+  // A failed mission's earlier Retry buttons go: replaced by the newest failure's, or,
+  // once the mission is answered, by a note pointing at the answer.
+  function settleRetries(missionId, done) {
+    timeline.querySelectorAll('button.retry[data-mission="' + missionId + '"]').forEach((button) => {
+      if (done) button.replaceWith(el("span", "answered", t("answered_below")));
+      else button.remove();
+    });
+  }
+
   function updateWorking() {
     if (!working) return;
     working.hidden = pending.size === 0;
-    working.textContent = pending.size ? (boot.employee || "The team") + " is working…" : "";
+    working.textContent = pending.size ? t("working", { name: boot.employee || t("the_team") }) : "";
   }
 
   function delta(frame) {
@@ -135,7 +179,7 @@
     }
     if (!bubble) {
       bubble = el("li", "msg employee streaming");
-      bubble.appendChild(el("div", "meta", (boot.employee || "Reply") + " · typing…"));
+      bubble.appendChild(el("div", "meta", (boot.employee || t("reply")) + " · " + t("typing")));
       bubble.appendChild(el("div", "body", ""));
       timeline.appendChild(bubble);
       streams.set(frame.mission, bubble);
@@ -147,7 +191,7 @@
   function pendingBubble(clientId, text) {
     const item = el("li", "msg user sending");
     item.dataset.client = clientId;
-    item.appendChild(el("div", "meta", "You · sending…"));
+    item.appendChild(el("div", "meta", t("sending")));
     item.appendChild(el("div", "body", text));
     timeline.appendChild(item);
   }
@@ -176,8 +220,8 @@
     });
     socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {
-      if (event.code === 4404) { status("This channel is not available."); return; }
-      status("Reconnecting…");
+      if (event.code === 4404) { status(t("unavailable")); return; }
+      status(t("reconnecting"));
       setTimeout(connect, retryDelay);
       retryDelay = Math.min(retryDelay * 2, 15000);
     });
@@ -193,7 +237,8 @@
     } else if (frame.type === "session.started") {
       location.href = "/c/" + boot.channel + "/";
     } else if (frame.type === "error") {
-      status(frame.message);
+      const known = ui.errors[frame.code];
+      status(known ? known.replace("{seconds}", String(frame.retry_after || 1)) : frame.message);
       if (frame.client_id && outbox.has(frame.client_id)) {
         // The instruction was refused: give the text back so nothing is lost.
         if (input && !input.value) input.value = outbox.get(frame.client_id);
@@ -231,7 +276,7 @@
     const text = input.value.trim();
     if (!text) return;
     if (text.length > boot.max_chars) {
-      status("The instruction has " + text.length + " characters; the limit is " + boot.max_chars + ".");
+      status(t("too_long", { count: text.length, limit: boot.max_chars }));
       return;
     }
     const clientId = newClientId();
@@ -264,6 +309,25 @@
       status(error.message);
       button.disabled = false;
     }
+  }
+
+  // Asks before acting, in the page's own <dialog> (no window.confirm: it blocks the page
+  // and cannot be styled or translated). Resolves true when the person confirmed.
+  function confirmAction(text, okLabel) {
+    const dialog = document.getElementById("confirm");
+    if (!dialog || typeof dialog.showModal !== "function") return Promise.resolve(true);
+    dialog.querySelector("#confirm-text").textContent = text;
+    dialog.querySelector(".confirm-ok").textContent = okLabel;
+    dialog.returnValue = "";
+    return new Promise((resolve) => {
+      dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+      dialog.showModal();
+      dialog.querySelector(".confirm-cancel").focus();
+    });
+  }
+
+  async function confirmNewSession(button) {
+    if (await confirmAction(t("confirm_new_session"), t("start_new_session"))) startSession(button);
   }
 
   function startSession(button) {
@@ -340,16 +404,45 @@
 
   // --- panels ------------------------------------------------------------------------
 
+  // On a wide screen a panel opens beside the chat; on a phone it is an overlay
+  // (office.css). Either way it is scrolled into view and takes the focus, and closing
+  // it gives the focus back to the button that opened it.
+  const panels = {};
+
+  function setPanel(panelId, open) {
+    const entry = panels[panelId];
+    if (!entry) return;
+    entry.panel.hidden = !open;
+    entry.button.setAttribute("aria-expanded", String(open));
+    if (open) {
+      Object.keys(panels).forEach((other) => { if (other !== panelId) setPanel(other, false); });
+      document.body.classList.add("panel-open");
+      entry.panel.scrollIntoView({ block: "start" });
+      entry.panel.focus({ preventScroll: true });
+      entry.onOpen();
+    } else if (!Object.values(panels).some((p) => !p.panel.hidden)) {
+      document.body.classList.remove("panel-open");
+    }
+  }
+
   function toggle(buttonId, panelId, onOpen) {
     const button = document.getElementById(buttonId);
     const panel = document.getElementById(panelId);
     if (!button || !panel) return;
-    button.addEventListener("click", () => {
-      panel.hidden = !panel.hidden;
-      button.setAttribute("aria-expanded", String(!panel.hidden));
-      if (!panel.hidden) onOpen();
+    panels[panelId] = { button: button, panel: panel, onOpen: onOpen };
+    button.addEventListener("click", () => setPanel(panelId, panel.hidden));
+    panel.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") { setPanel(panelId, false); button.focus(); }
     });
   }
+
+  document.querySelectorAll(".close-panel").forEach((close) => {
+    close.addEventListener("click", () => {
+      setPanel(close.dataset.panel, false);
+      const entry = panels[close.dataset.panel];
+      if (entry) entry.button.focus();
+    });
+  });
 
   function refLinks(text) {
     // "[#3, s1#7]" pointers become links to the missions they cite.
@@ -384,7 +477,7 @@
 
   async function loadContext() {
     const body = document.getElementById("context-body");
-    body.textContent = "Loading…";
+    body.textContent = t("loading");
     try {
       const [report, summary] = await Promise.all([
         api("GET", "/api/channels/" + boot.channel + "/context"),
@@ -394,7 +487,11 @@
       const table = el("ul", "sections");
       report.sections.forEach((section) => {
         const li = el("li", "section");
-        const label = section.name + ": " + section.chars + (section.budget ? " / " + section.budget : "") + " chars";
+        const name = ui.sections[section.name] || section.name;
+        const size = section.budget
+          ? t("chars_of", { chars: section.chars, budget: section.budget })
+          : t("chars", { chars: section.chars });
+        const label = name + ": " + size;
         li.appendChild(el("span", "label", label));
         if (section.budget) {
           const bar = el("progress");
@@ -404,29 +501,30 @@
           li.appendChild(bar);
         }
         if (section.mission_seqs.length) {
-          li.appendChild(el("span", "held", " missions " + section.mission_seqs.map((s) => "#" + s).join(", ")));
+          li.appendChild(el("span", "held", " " + t("missions_held", { list: section.mission_seqs.map((s) => "#" + s).join(", ") })));
         }
         if (section.memory_ids.length) {
-          li.appendChild(el("span", "held", " memory " + section.memory_ids.join(", ")));
+          li.appendChild(el("span", "held", " " + t("memory_held", { list: section.memory_ids.join(", ") })));
         }
         table.appendChild(li);
       });
       body.appendChild(table);
-      body.appendChild(el("p", "muted", "Total: " + report.total_chars + " chars"));
+      body.appendChild(el("p", "muted", t("total", { chars: report.total_chars })));
       const state = summary.state || {};
-      const head = el("h3", "", "Rolling summary" + (summary.carry_over_pending ? " (carrying over…)" : ""));
+      const head = el("h3", "", t("rolling_summary") + (summary.carry_over_pending ? " " + t("carrying_over") : ""));
+      head.id = "rolling-summary";
       body.appendChild(head);
-      if (state.goal) body.appendChild(el("p", "goal", "Goal: " + state.goal));
-      [["Decisions", state.decisions], ["Constraints and preferences", state.constraints],
-        ["Facts", state.facts], ["Open questions", state.open_questions],
-        ["Next actions", state.next_actions]].forEach(([title, items]) => {
+      if (state.goal) body.appendChild(el("p", "goal", t("goal", { goal: state.goal })));
+      [[t("decisions"), state.decisions], [t("constraints"), state.constraints],
+        [t("facts"), state.facts], [t("open_questions"), state.open_questions],
+        [t("next_actions"), state.next_actions]].forEach(([title, items]) => {
         if (items && items.length) body.appendChild(summaryList(title, items));
       });
       if (!state.goal && !(state.decisions || []).length && !(state.facts || []).length) {
-        body.appendChild(el("p", "muted", "Nothing folded yet: every mission is still in full detail."));
+        body.appendChild(el("p", "muted", t("nothing_folded")));
       }
     } catch (error) {
-      body.textContent = "Could not load the context: " + error.message;
+      body.textContent = t("context_failed", { error: error.message });
     }
   }
 
@@ -435,28 +533,28 @@
     list.textContent = "";
     try {
       const items = await api("GET", "/api/channels/" + boot.channel + "/memory");
-      if (!items.length) list.appendChild(el("li", "muted", "Nothing remembered yet."));
+      if (!items.length) list.appendChild(el("li", "muted", t("nothing_remembered")));
       items.forEach((item) => list.appendChild(memoryRow(item)));
     } catch (error) {
-      list.appendChild(el("li", "muted", "Could not load memory: " + error.message));
+      list.appendChild(el("li", "muted", t("memory_failed", { error: error.message })));
     }
   }
 
   function memoryRow(item) {
     const li = el("li", "memory-item" + (item.pinned ? " pinned" : ""));
     li.dataset.id = item.id;
-    li.appendChild(el("span", "kind", item.kind + " · " + item.scope));
+    li.appendChild(el("span", "kind", (ui.kinds[item.kind] || item.kind) + " · " + (ui.scopes[item.scope] || item.scope)));
     const text = el("span", "text", item.text);
     li.appendChild(text);
-    const pin = el("button", "small", item.pinned ? "Unpin" : "Pin");
+    const pin = el("button", "small", item.pinned ? t("unpin") : t("pin"));
     pin.type = "button";
     pin.addEventListener("click", () => api("PATCH", "/api/memory/" + item.id, { pinned: !item.pinned }).then(loadMemory, (e) => status(e.message)));
-    const edit = el("button", "small", "Edit");
+    const edit = el("button", "small", t("edit"));
     edit.type = "button";
     edit.addEventListener("click", () => {
       const field = el("input");
       field.value = item.text;
-      field.setAttribute("aria-label", "Edit memory");
+      field.setAttribute("aria-label", t("edit_memory"));
       text.replaceWith(field);
       field.focus();
       field.addEventListener("keydown", (event) => {
@@ -464,9 +562,12 @@
         if (event.key === "Escape") loadMemory();
       });
     });
-    const retire = el("button", "small", "Retire");
+    const retire = el("button", "small", t("retire"));
     retire.type = "button";
-    retire.addEventListener("click", () => api("POST", "/api/memory/" + item.id + "/retire").then(loadMemory, (e) => status(e.message)));
+    retire.addEventListener("click", async () => {
+      if (!(await confirmAction(t("confirm_retire_memory"), t("retire_memory")))) return;
+      api("POST", "/api/memory/" + item.id + "/retire").then(loadMemory, (e) => status(e.message));
+    });
     li.append(pin, edit, retire);
     return li;
   }
@@ -492,7 +593,12 @@
   toggle("open-context", "context-panel", loadContext);
   toggle("open-memory", "memory-panel", loadMemory);
   const newSession = document.getElementById("new-session");
-  if (newSession) newSession.addEventListener("click", () => startSession(newSession));
+  if (newSession) newSession.addEventListener("click", () => confirmNewSession(newSession));
+  const showCarried = document.getElementById("show-carried");
+  if (showCarried) showCarried.addEventListener("click", (event) => {
+    event.preventDefault();
+    setPanel("context-panel", true);
+  });
   const switcher = document.getElementById("session-switch");
   if (switcher) switcher.addEventListener("change", () => {
     location.href = "/c/" + boot.channel + "/?session=" + switcher.value;

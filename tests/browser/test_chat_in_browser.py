@@ -250,9 +250,14 @@ def test_long_session_notice_once_context_panel_and_new_session(page: Page, serv
     assert SCREENSHOT.stat().st_size > 10_000
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
-    # "Start new session" closes session 1 and opens session 2, which the page shows.
+    # "Start new session" asks first; confirmed, it closes session 1 and opens session 2,
+    # which the page shows.
+    notice.get_by_role("button", name="Start new session").click()
+    confirm = page.locator("dialog#confirm")
+    expect(confirm).to_be_visible()
+    expect(confirm).to_contain_text("Start a new session?")
     with page.expect_navigation():
-        notice.get_by_role("button", name="Start new session").click()
+        confirm.get_by_role("button", name="Start new session").click()
     wait_connected(page)
     expect(page.locator("#session-switch option:checked")).to_have_text("Session 2 (current)")
     expect(page.locator("#session-switch option")).to_have_text(

@@ -160,3 +160,10 @@ def test_a_damaged_key_file_stops_start_up_with_a_clear_line(tmp_path: Path) -> 
     result = _settings(SECRET_KEY_FILE=str(damaged))
     assert result.returncode != 0
     assert "holds no usable secret key" in result.stderr
+
+
+def test_debug_is_off_unless_asked_for_in_the_embedded_default() -> None:
+    code = "import django; django.setup(); from django.conf import settings as s; print(s.DEBUG)"
+    assert _run(code).stdout.strip() == "False"
+    assert _run(code, DEBUG="1").stdout.strip() == "True"
+    assert _run(code, DEBUG="0").stdout.strip() == "False"

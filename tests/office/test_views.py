@@ -85,11 +85,19 @@ def test_hiring_editing_and_retiring_an_employee() -> None:
     noor.refresh_from_db()
     assert (noor.name, noor.role) == ("Noora", "Lead analyst")
     assert Channel.objects.get(kind="dm", employee=noor).name == "Noora"
-    client.post(f"/employees/{noor.pk}/", {"action": "retire"})
+    # Retiring asks first: the first post only shows what will happen.
+    asked = client.post(f"/employees/{noor.pk}/", {"action": "retire"})
+    assert asked.status_code == 200
+    page = asked.content.decode()
+    assert "Retire Noora?" in page
+    assert 'name="confirm" value="yes"' in page
+    noor.refresh_from_db()
+    assert noor.is_active
+    client.post(f"/employees/{noor.pk}/", {"action": "retire", "confirm": "yes"})
     noor.refresh_from_db()
     assert not noor.is_active
     master = office.employees.get(is_master=True)
-    client.post(f"/employees/{master.pk}/", {"action": "retire"})
+    client.post(f"/employees/{master.pk}/", {"action": "retire", "confirm": "yes"})
     master.refresh_from_db()
     assert master.is_active
     stranger = Client()

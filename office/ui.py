@@ -1,0 +1,92 @@
+"""Words of the chat page that its script puts on screen, translated on the server (the
+page's script cannot reach the catalogue) and handed over in a JSON script element.
+
+Placeholders are {name}-style; the script fills them in."""
+
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
+
+def chat_strings() -> dict[str, object]:
+    return {
+        "you": _("You"),
+        "office": _("Office"),
+        "retry": _("Retry"),
+        "answered_below": _("Answered below"),
+        "start_new_session": _("Start new session"),
+        "could_not_answer": _("{name} could not answer:"),
+        "delegated_to": _("Delegated to {name}:"),
+        "follow_up_for": _("Follow-up for {name}:"),
+        "reported_back": _("{name} reported back:"),
+        "open_channel": _("Open {name}’s channel"),
+        "working": _("{name} is working…"),
+        "the_team": _("The team"),
+        "reply": _("Reply"),
+        "typing": _("typing…"),
+        "sending": _("You · sending…"),
+        "unavailable": _("This channel is not available."),
+        "reconnecting": _("Reconnecting…"),
+        "too_long": _("The instruction has {count} characters; the limit is {limit}."),
+        "loading": _("Loading…"),
+        "chars": _("{chars} chars"),
+        "chars_of": _("{chars} / {budget} chars"),
+        "missions_held": _("missions {list}"),
+        "memory_held": _("memory {list}"),
+        "total": _("Total: {chars} chars"),
+        "rolling_summary": _("Rolling summary"),
+        "carrying_over": _("(carrying over…)"),
+        "goal": _("Goal: {goal}"),
+        "decisions": _("Decisions"),
+        "constraints": _("Constraints and preferences"),
+        "facts": _("Facts"),
+        "open_questions": _("Open questions"),
+        "next_actions": _("Next actions"),
+        "nothing_folded": _("Nothing folded yet: every mission is still in full detail."),
+        "context_failed": _("Could not load the context: {error}"),
+        "nothing_remembered": _("Nothing remembered yet."),
+        "memory_failed": _("Could not load memory: {error}"),
+        "pin": _("Pin"),
+        "unpin": _("Unpin"),
+        "edit": _("Edit"),
+        "edit_memory": _("Edit memory"),
+        "retire": _("Retire"),
+        "confirm_new_session": _(
+            "Start a new session? This one is closed and becomes read-only; its summary is "
+            "carried over into the new one."
+        ),
+        "confirm_retire_memory": _(
+            "Retire this memory item? Employees stop using it; it stays in the admin's history."
+        ),
+        "retire_memory": _("Retire it"),
+        # The prompt's sections by their names in the context report.
+        "sections": {
+            "system": pgettext("context section", "system"),
+            "summary": pgettext("context section", "summary"),
+            "pending": pgettext("context section", "pending"),
+            "recent": pgettext("context section", "recent"),
+            "memory": pgettext("context section", "memory"),
+            "recall": pgettext("context section", "recall"),
+            "current": pgettext("context section", "current"),
+        },
+        "kinds": {
+            "fact": pgettext("memory kind", "fact"),
+            "preference": pgettext("memory kind", "preference"),
+            "rule": pgettext("memory kind", "rule"),
+            "decision": pgettext("memory kind", "decision"),
+        },
+        "scopes": {
+            "employee": pgettext("memory scope", "employee"),
+            "channel": pgettext("memory scope", "channel"),
+            "office": pgettext("memory scope", "office"),
+        },
+        # What the socket's error frames say, by their stable code; an unknown code shows
+        # the server's own (English) message.
+        "errors": {
+            "rate_limited": _("Too many instructions at once: wait {seconds} s and send again."),
+            "too_long": _("The instruction is too long."),
+            "empty": _("The instruction is empty."),
+            "bad_text": _("The text holds characters that cannot be stored."),
+            "too_many_delegates": _("This instruction delegates to too many employees."),
+            "too_many_followups": _("These meeting notes hand out too many follow-ups."),
+        },
+    }
