@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy
 
 from context.search import rank_memory_items
 from memory.models import MemoryItem, MemoryOrigin
@@ -109,7 +110,7 @@ class MemoryItemAdmin(OfficeScopedAdmin):
     )
     actions = ["pin", "unpin", "retire"]
 
-    @admin.display(description="text", ordering="text")
+    @admin.display(description=gettext_lazy("text"), ordering="text")
     def text_preview(self, obj: MemoryItem) -> SafeString:
         """One line in the list, the whole text on hover and on the item's page: a long
         item must not push the other columns off the screen."""

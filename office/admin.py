@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy
 
 from context.selectors import context_for_next
 from missions.selectors import mission_cost_report
@@ -72,7 +73,7 @@ class OfficeScopedAdmin(admin.ModelAdmin):
             kwargs["queryset"] = choices
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
-    @admin.display(description="office", ordering="office__name")
+    @admin.display(description=gettext_lazy("office"), ordering="office__name")
     def office_name(self, obj: Any) -> str:
         office = obj
         for step in self.office_path.split("__") if self.office_path else []:

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
+from django.utils.translation import gettext
 
 from config.throttle import Verdict, Window, throttle_check, throttle_count, throttle_hit
 
@@ -84,12 +85,10 @@ def login_retry_after(request: HttpRequest) -> int | None:
 
 
 def throttled_message(retry_after: int) -> str:
-    minutes = max(1, round(retry_after / 60))
-    return (
-        f"Too many attempts; try again in {minutes} min."
-        if retry_after >= 60
-        else (f"Too many attempts; try again in {retry_after} s.")
-    )
+    if retry_after >= 60:
+        minutes = max(1, round(retry_after / 60))
+        return gettext("Too many attempts; try again in %(minutes)d min.") % {"minutes": minutes}
+    return gettext("Too many attempts; try again in %(seconds)d s.") % {"seconds": retry_after}
 
 
 def signup_allowed(*, address: str) -> None:
