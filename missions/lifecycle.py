@@ -5,7 +5,8 @@ import logging
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
@@ -186,4 +187,22 @@ def mission_heartbeat(*, runs: dict[int, str]) -> int:
         held |= Q(pk=mission_id, run_token=token)
     return Mission.objects.filter(held, status=MissionStatus.RUNNING).update(
         heartbeat_at=timezone.now()
+    )
+
+
+def mission_hand_back(*, runs: dict[int, str]) -> int:
+    """This process is stopping: the missions its runs hold go back to the queue (as not
+    yet attempted), for another process or the next start to answer. A run handed back
+    can no longer save anything (its token no longer holds the mission)."""
+    if not runs:
+        return 0
+    held = Q()
+    for mission_id, token in runs.items():
+        held |= Q(pk=mission_id, run_token=token)
+    return Mission.objects.filter(held, status=MissionStatus.RUNNING).update(
+        status=MissionStatus.QUEUED,
+        run_token="",
+        started_at=None,
+        heartbeat_at=None,
+        attempts=Greatest(F("attempts") - 1, 0),
     )

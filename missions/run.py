@@ -12,7 +12,7 @@ from context.selectors import context_for_mission
 from llm.base import ProviderError
 from llm.gateway import get_provider
 from memory.services import memory_mark_used
-from missions.heartbeat import beating
+from missions.heartbeat import beating, stopping
 from missions.lifecycle import mission_complete, mission_fail
 from missions.models import Mission, MissionStatus
 from realtime.events import send_frame
@@ -77,6 +77,8 @@ def _answer(*, mission_id: int, run_token: str) -> None:
         index = 0
         last_sent = time.monotonic()
         for piece in stream:
+            if stopping():
+                return  # handed back to the queue: a restart answers it
             pieces.append(piece)
             batch.append(piece)
             if time.monotonic() - last_sent >= DELTA_INTERVAL:

@@ -128,3 +128,105 @@ def test_a_reply_outlives_its_socket_and_shutdown_kills_no_handler(
 
 
 pytestmark = pytest.mark.skipif(not (BIN / "daphne").exists(), reason="needs daphne")
+
+
+def _embedded_env(fake_openai: FakeOpenAI, tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "TASK_RUNNER") and not k.startswith("OPENAI_")
+    }
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp_path}/office.sqlite3",
+        TASK_RUNNER="thread",
+        LLM_PROVIDER="openai",
+        OPENAI_API_KEY=FAKE_API_KEY,
+        OPENAI_BASE_URL=fake_openai.base_url,
+        OPENAI_TIMEOUT="30",
+        OPENAI_MAX_ATTEMPTS="1",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECRET_KEY_FILE=str(tmp_path / ".secret_key"),
+        PYTHONUNBUFFERED="1",
+        **extra,
+    )
+    return env
+
+
+def _mission_row(tmp_path: Path) -> tuple[str, int, int]:
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "office.sqlite3") as db:
+        status, attempts, mission_id = db.execute(
+            "SELECT status, attempts, id FROM missions_mission ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        replies = db.execute(
+            "SELECT count(*) FROM missions_message WHERE mission_id = ? AND kind = 'employee'",
+            [mission_id],
+        ).fetchone()[0]
+    return str(status), int(attempts), int(replies)
+
+
+def test_sigterm_hands_the_running_reply_back_and_a_restart_answers_it_once(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    env = _embedded_env(fake_openai, tmp_path, MISSION_QUEUED_RESEND_AFTER="10", SWEEP_INTERVAL="5")
+    for command in (["migrate", "-v0"], ["seed_demo"]):
+        subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+    def serve() -> tuple[Proc, str]:
+        port = _free_port()
+        web = Proc(
+            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            env,
+            ready="Listening on TCP address",
+        )
+        return web, f"http://127.0.0.1:{port}"
+
+    # A long reply: ten pieces a second apart.
+    fake_openai.enqueue(
+        Reply("x " * 10, chunks=[f"piece {n} " for n in range(10)], chunk_delay=1.0)
+    )
+    web, base = serve()
+    try:
+        channels = _api(base, "/api/channels")
+        assert isinstance(channels, list)
+        theo = next(c for c in channels if c["employee"] == "Theo")
+        cookie = _session_cookie(base)
+
+        async def send_until_the_reply_streams() -> None:
+            async with websockets.connect(
+                base.replace("http", "ws") + f"/ws/channels/{theo['id']}/",
+                additional_headers={"Cookie": cookie, "Origin": base},
+            ) as socket:
+                await socket.send(
+                    json.dumps({"type": "instruction", "text": "Write it all", "client_id": "t1"})
+                )
+                while (
+                    json.loads(await asyncio.wait_for(socket.recv(), 15))["type"] != "reply.delta"
+                ):
+                    pass
+
+        asyncio.run(send_until_the_reply_streams())
+        os.killpg(web.process.pid, signal.SIGTERM)
+        web.process.wait(timeout=30)
+        # It stopped while the model was still streaming, and gave the mission back.
+        assert fake_openai.requests[-1].answered_at is None
+        assert "handed back to the queue" in "\n".join(web.lines)
+        assert _mission_row(tmp_path) == ("queued", 0, 0)
+    finally:
+        web.stop()
+
+    fake_openai.enqueue(Reply("Here it is, all of it."))
+    web, base = serve()
+    try:
+        _wait(lambda: _mission_row(tmp_path)[0] == "done", 60, "the restart to answer it")
+        assert _mission_row(tmp_path) == ("done", 1, 1)
+    finally:
+        web.stop()
