@@ -12,6 +12,7 @@ to the queue at once and the reply loops stop reading: a restart answers them ag
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -48,9 +49,14 @@ def _hand_back_on_exit() -> None:
 
 
 def _beat_forever() -> None:
+    last = time.monotonic()
     while True:
-        _wake.wait(settings.MISSION_HEARTBEAT_INTERVAL)
+        # Short naps, so a changed interval takes effect within a second.
+        _wake.wait(min(settings.MISSION_HEARTBEAT_INTERVAL, 1.0))
         _wake.clear()
+        if time.monotonic() - last < settings.MISSION_HEARTBEAT_INTERVAL:
+            continue
+        last = time.monotonic()
         with _lock:
             runs = dict(_runs)
         if not runs:
