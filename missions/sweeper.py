@@ -9,12 +9,13 @@ from django.utils import timezone
 
 from missions.lifecycle import mission_fail
 from missions.models import Mission, MissionStatus
+from missions.plans import plan_sweep_overdue
 from missions.queueing import mission_queue_run
 
 
 def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
     """Re-queue missions stuck running or waiting, or fail them once they have had their
-    attempts."""
+    attempts; sum up plans whose delegates are overdue."""
     now = now or timezone.now()
     running_limit = now - timedelta(seconds=settings.MISSION_STUCK_AFTER)
     queued_limit = now - timedelta(seconds=settings.MISSION_QUEUED_RESEND_AFTER)
@@ -47,4 +48,5 @@ def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
         with transaction.atomic():
             mission_queue_run(mission)
         counts["resent"] += 1
+    counts["plans_summed"] = plan_sweep_overdue(now=now)
     return counts

@@ -8,7 +8,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from context.selectors import context_for_next
-from missions.selectors import mission_cost_report
+from missions.selectors import mission_cost_report, plan_cost_report
 from office.models import Channel, Employee, Office
 from office.services import (
     channel_edit,
@@ -70,10 +70,9 @@ class OfficeAdmin(admin.ModelAdmin):
         """Per day, office and channel: prompts actually sent against the full history."""
         office_id = request.GET.get("office")
         days = request.GET.get("days", "30")
-        rows = mission_cost_report(
-            days=int(days) if days.isdigit() else 30,
-            office_id=int(office_id) if office_id and office_id.isdigit() else None,
-        )
+        period = int(days) if days.isdigit() else 30
+        office = int(office_id) if office_id and office_id.isdigit() else None
+        rows = mission_cost_report(days=period, office_id=office)
         return render(
             request,
             "admin/office/cost.html",
@@ -81,6 +80,7 @@ class OfficeAdmin(admin.ModelAdmin):
                 **self.admin_site.each_context(request),
                 "title": "Prompt cost",
                 "rows": rows,
+                "plans": plan_cost_report(days=period, office_id=office),
                 "totals": {
                     "prompt_chars": sum(r["prompt_chars"] for r in rows),
                     "full_history_chars": sum(r["full_history_chars"] for r in rows),

@@ -74,7 +74,9 @@
     item.dataset.id = message.id;
     if (message.mission) item.dataset.mission = message.mission;
     const meta = el("div", "meta");
-    const who = message.kind === "user" ? "You" : message.author || (message.kind === "notice" ? "Office" : "");
+    const from = message.payload && message.payload.delegated_by;
+    const who = from ? "From " + from + " in the master channel"
+      : message.kind === "user" ? "You" : message.author || (message.kind === "notice" ? "Office" : "");
     const seq = message.payload && message.payload.seq ? " · #" + message.payload.seq : "";
     meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") + seq;
     if (message.kind === "user" && message.payload && message.payload.seq) {
@@ -96,6 +98,14 @@
       start.type = "button";
       start.addEventListener("click", () => startSession(start));
       item.appendChild(start);
+    }
+    if (from && message.payload.from_url) {
+      const back = el("a", "link", "Back to the master channel");
+      back.href = message.payload.from_url;
+      item.appendChild(back);
+    }
+    if (message.kind === "event" && message.payload && message.payload.event === "plan") {
+      item.dataset.plan = message.payload.plan; // plan.js draws the card into it
     }
     if (message.kind === "event" && message.payload && message.payload.child_channel) {
       const link = el("a", "link", "Open " + (message.payload.employee || "") + "’s channel");
@@ -184,6 +194,7 @@
   }
 
   function handle(frame) {
+    document.dispatchEvent(new CustomEvent("office:frame", { detail: frame }));
     if (frame.type === "message" || frame.type === "notice") {
       if (frame.message.session === boot.session) render(frame.message);
     } else if (frame.type === "reply.delta") {
