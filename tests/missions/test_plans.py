@@ -422,3 +422,24 @@ def test_the_cost_view_totals_each_plan_with_its_delegates_and_synthesis(
     page = client.get(f"/admin/office/office/cost/?office={office.pk}").content.decode()
     assert "#1 @Iris a banner. @Theo a page." in page
     assert f"<td>{expected}</td>" in page
+
+
+def test_parts_not_done_are_listed_in_the_offices_language(provider: FakeOpenAI) -> None:
+    from missions.plans import synthesis_footer
+    from office.services import office_set_language
+
+    office = make_office()
+    office_set_language(office=office, language="ko")
+    provider.enqueue_for("answer this:\n배너", Fail(500))
+    plan = instruction_accept(
+        channel=_master(office), text="@Iris 배너 시안을 만들어 주세요. @Theo 랜딩 페이지."
+    ).mission
+    iris = Mission.objects.get(parent=plan, assignee__name="Iris")
+    assert iris.status == MissionStatus.FAILED
+    [synthesis] = Mission.objects.filter(parent=plan, source=MissionSource.SYNTHESIS)
+    footer = synthesis_footer(synthesis=synthesis)
+    assert footer == (
+        f"- 아직 끝나지 않은 일: Iris — {iris.error}. "
+        f"재시도: /c/{iris.channel_id}/#mission-{iris.seq}"
+    )
+    assert footer in synthesis.reply
