@@ -27,6 +27,11 @@ and 1:1 channel each, one instruction at a time (see bench/harness.py). Scenario
    backlog / p95 without it (target <= 1.2).
 5. Model calls per 100 missions (replies, folds, extractions), counted by the model
    server, with FOLD_BATCH=1 ("before batching") and FOLD_BATCH=8 ("after").
+6. Plans: the model answers after 2 s; 10 clients each send one master-channel
+   instruction naming three colleagues at once: instruction -> the plan's `plan` frame
+   saying "done" (three delegated missions in parallel, then one synthesis: about 4 s
+   when they run at once, 8 s one after another). Run last: the delegated missions land
+   in the 1:1 channels the other scenarios count. `--only-plans` runs just this one.
 
 Between scenarios the services are restarted with the scenario's model delay and
 FOLD_BATCH (same database); each restart is followed by a short unmeasured warm-up
@@ -47,6 +52,8 @@ reported, not failed), 1 when a count check failed, 2 when a runtime could not b
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import os
 import sys
 import time
@@ -99,6 +106,8 @@ class Sizes:
     s4_delay_ms: float
     s5_clients: int
     s5_instructions: int
+    s6_plans: int
+    s6_delay_ms: float
     warmup: int
 
 
@@ -196,6 +205,7 @@ class Run:
         self.groups = split_users(stack.users, sizes)
         self.phases: dict[str, Phase] = {}
         self.service_failures: list[str] = []
+        self.plans: dict[str, Any] = {}
 
     def restart(self, *, delay_ms: float, fold_batch: int) -> None:
         log(f"{self.stack.config.runtime}: model delay {delay_ms:g} ms, FOLD_BATCH={fold_batch}")
@@ -367,6 +377,122 @@ class Run:
             f"queued {queued} summary_fold tasks in {(time.perf_counter() - started) * 1000:.0f} ms"
         )
 
+    def plan_phase(self, count: int) -> dict[str, Any]:
+        """Scenario 6: `count` users each send one instruction to their master channel
+        naming three colleagues at once; the time to the plan's "done" frame."""
+        stack = self.stack
+        users = stack.users[:count]
+        with stack.scratch() as db:
+            rows = db.rows(
+                """
+                SELECT u.username, c.id FROM office_channel c
+                  JOIN office_office o ON o.id = c.office_id
+                  JOIN auth_user u ON u.id = o.owner_id
+                 WHERE c.kind = 'master' AND u.username IN (%s)
+                """,
+                ([u.username for u in users],),
+            )
+        masters = {name: int(channel) for name, channel in rows}
+        log(f"{stack.config.runtime}: plans: {len(users)} plans of 3 delegates at once")
+        before = stack.model_stats()
+        results = asyncio.run(
+            _drive_plans(
+                port=stack.http_port,
+                users=users,
+                masters=masters,
+                timeout=self.args.instruction_timeout,
+            )
+        )
+        stack.wait_queue_idle(120.0)
+        latencies = [r for r in results if isinstance(r, float)]
+        problems = [r for r in results if isinstance(r, str)]
+        self.plans = {
+            "latencies": latencies,
+            "problems": problems,
+            "calls": harness.stats_delta(before, stack.model_stats()),
+        }
+        log(
+            f"{stack.config.runtime}: plans: {len(latencies)} done, p50 "
+            f"{_s(percentile(latencies, 50))}, max {_s(max(latencies, default=0.0))}"
+        )
+        return self.plans
+
+
+PLAN_TEXT = (
+    "Spring campaign, plan {n}. @Iris design the banner. @Theo build the landing page. "
+    "@Mara write the press release."
+)
+
+
+async def _plan_client(
+    *,
+    port: int,
+    user: UserFixture,
+    channel_id: int,
+    connected: asyncio.Event,
+    go: asyncio.Event,
+    timeout: float,
+) -> float | str:
+    from websockets.asyncio.client import connect
+    from websockets.typing import Origin
+
+    async with connect(
+        f"ws://127.0.0.1:{port}/ws/channels/{channel_id}/",
+        origin=Origin(f"http://127.0.0.1:{port}"),
+        additional_headers={"Cookie": f"{user.cookie_name}={user.cookie}"},
+        compression=None,
+        ping_interval=None,
+        open_timeout=60,
+        max_size=2**22,
+    ) as ws:
+        connected.set()
+        await go.wait()
+        sent = time.perf_counter()
+        text = PLAN_TEXT.format(n=user.index)
+        await ws.send(json.dumps({"type": "instruction", "text": text, "client_id": "plan"}))
+
+        async def until_done() -> float | str:
+            async for raw in ws:
+                frame = json.loads(raw)
+                if frame.get("type") == "error":
+                    return f"user {user.index}: {frame.get('code')}: {frame.get('message')}"
+                if frame.get("type") == "plan":
+                    plan = frame["plan"]
+                    if plan["status"] == "done" and len(plan["delegates"]) == 3:
+                        return time.perf_counter() - sent
+                    if plan["status"] == "failed":
+                        return f"user {user.index}: the synthesis failed"
+            return f"user {user.index}: the socket closed before the plan was done"
+
+        try:
+            return await asyncio.wait_for(until_done(), timeout)
+        except TimeoutError:
+            return f"user {user.index}: no finished plan within {timeout:g} s"
+
+
+async def _drive_plans(
+    *, port: int, users: list[UserFixture], masters: dict[str, int], timeout: float
+) -> list[float | str]:
+    go = asyncio.Event()
+    events = [asyncio.Event() for _ in users]
+    tasks = [
+        asyncio.create_task(
+            _plan_client(
+                port=port,
+                user=user,
+                channel_id=masters[user.username],
+                connected=event,
+                go=go,
+                timeout=timeout,
+            )
+        )
+        for user, event in zip(users, events, strict=True)
+    ]
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), 60)
+    go.set()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    return [r if isinstance(r, float | str) else f"client failed: {r!r}" for r in results]
+
 
 def run_runtime(runtime: str, args: argparse.Namespace, sizes: Sizes) -> Run:
     groups = layout(sizes)
@@ -380,6 +506,11 @@ def run_runtime(runtime: str, args: argparse.Namespace, sizes: Sizes) -> Run:
     with Stack(config, max_seconds=args.budget) as stack:
         run = Run(stack, args, sizes)
         try:
+            if args.only_plans:
+                run.restart(delay_ms=sizes.s6_delay_ms, fold_batch=8)
+                run.plan_phase(sizes.s6_plans)
+                run.service_failures = stack.service_failures()
+                return run
             # 1. Slow model, many clients at once.
             run.warm_up()
             # Not drained: the background work it queued (an extraction and more per
@@ -408,6 +539,9 @@ def run_runtime(runtime: str, args: argparse.Namespace, sizes: Sizes) -> Run:
             # 5 (before batching).
             run.restart(delay_ms=0, fold_batch=1)
             run.phase("s5_b1", "s5_b1", sizes.s5_instructions)
+            # 6. Plans, last: their delegated missions land in the 1:1 channels above.
+            run.restart(delay_ms=sizes.s6_delay_ms, fold_batch=8)
+            run.plan_phase(sizes.s6_plans)
         except BaseException:
             stack.mark_failed()
             raise
@@ -651,6 +785,40 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
     return f
 
 
+def print_plans(run: Run, sizes: Sizes) -> list[str]:
+    """Scenario 6's table; returns its problems."""
+    plans = run.plans
+    if not plans:
+        return []
+    latencies: list[float] = plans["latencies"]
+    problems = list(plans["problems"]) + [f"service log: {x}" for x in run.service_failures]
+    missing = sizes.s6_plans - len(latencies)
+    delay = sizes.s6_delay_ms / 1000
+    rows: list[tuple[str, ...]] = [("scenario", "figure", "value", "target", "")]
+    rows += [
+        (
+            f"6. model {delay:g} s, {sizes.s6_plans} plans x 3 delegates",
+            "instruction -> plan done p50",
+            _s(percentile(latencies, 50)),
+            f"~{2 * delay:g} s (parallel), not {4 * delay:g} s",
+            _verdict(bool(latencies) and percentile(latencies, 50) < 3 * delay),
+        ),
+        (
+            "",
+            "p95 / max",
+            f"{_s(percentile(latencies, 95))} / {_s(max(latencies, default=0))}",
+            "",
+            "",
+        ),
+        ("", "plans not done", str(missing), "0", _verdict(missing == 0)),
+        ("", "model calls", harness.describe_calls(plans["calls"]), "", ""),
+    ]
+    harness.print_table(f"{run.stack.config.runtime} runtime: plans", rows)
+    for line in problems[:20]:
+        print(f"  - {line}")
+    return problems
+
+
 def print_summary(results: list[Figures], failed: dict[str, str]) -> None:
     rows: list[tuple[str, ...]] = [("figure", *(f.runtime for f in results))]
 
@@ -725,6 +893,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     parser.add_argument(
+        "--only-plans", action="store_true", help="run scenario 6 (plan latency) alone"
+    )
+    parser.add_argument(
         "--runtimes",
         default="embedded,production",
         help="comma-separated: embedded, production",
@@ -742,6 +913,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ("s4_delay_ms", float, 200.0, "scenario 4: the model's delay"),
         ("s5_clients", int, 10, "scenario 5: clients (sessions)"),
         ("s5_instructions", int, 40, "scenario 5: instructions per session"),
+        ("s6_plans", int, 10, "scenario 6: plans of three delegates sent at once"),
+        ("s6_delay_ms", float, 2000.0, "scenario 6: the model's delay"),
         ("warmup", int, 2, "instructions of the unmeasured warm-up client after each restart"),
     ]
     for name, kind, default, help_text in sizes:
@@ -784,6 +957,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = sizes_from(args)
     started = time.monotonic()
     results: list[Figures] = []
+    plan_problems: list[str] = []
     failed: dict[str, str] = {}
     try:
         with harness.run_deadline(args.budget):
@@ -796,7 +970,9 @@ def main(argv: list[str] | None = None) -> int:
                     log(f"{runtime}: {exc}")
                     failed[runtime] = str(exc)[:500]
                     continue
-                results.append(print_runtime(run, sizes))
+                if not args.only_plans:
+                    results.append(print_runtime(run, sizes))
+                plan_problems += print_plans(run, sizes)
                 sys.stdout.flush()
     except BenchError as exc:
         print(f"\nBenchmark stopped: {exc}", file=sys.stderr)
@@ -809,7 +985,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n(total {time.monotonic() - started:.0f} s)")
     if failed:
         return 2
-    return 1 if any(f.problems for f in results) else 0
+    return 1 if any(f.problems for f in results) or plan_problems else 0
 
 
 if __name__ == "__main__":

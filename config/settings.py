@@ -300,6 +300,9 @@ INSTRUCTION_RATE_WINDOW = env_int("INSTRUCTION_RATE_WINDOW", 60, minimum=1)
 # Within, each of those missions counts against INSTRUCTION_RATE_LIMIT like the instruction.
 MAX_FOLLOWUPS_PER_INSTRUCTION = env_int("MAX_FOLLOWUPS_PER_INSTRUCTION", 20, minimum=1)
 MAX_DELEGATES = env_int("MAX_DELEGATES", 6, minimum=1)
+# Seconds after a plan started its delegated missions before it is summed up with
+# whatever has come back (the sweeper checks; later results bring a new synthesis).
+PLAN_TIMEOUT = env_int("PLAN_TIMEOUT", 600, minimum=1)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60, minimum=5)
 # Run by Celery beat in production and by the web process's own timer in the embedded
 # default (config.celery.start_embedded_beat).

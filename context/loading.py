@@ -15,7 +15,8 @@ from context.window import window_missions
 from language.analysis import query_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
-from missions.models import Mission, MissionStatus
+from missions.models import Mission, MissionSource, MissionStatus
+from missions.selectors import delegate_url
 from office.models import Channel, Employee, Office
 from sessions.models import ChatSession
 from summaries.render import Ref, render_summary, state_refs
@@ -56,6 +57,34 @@ class RecalledPassage:
 
 
 @dataclass
+class DelegateResult:
+    """One delegated mission as a synthesis sees it: its reply, not its context."""
+
+    mission_id: int
+    employee: str
+    role: str
+    status: str
+    seq: int
+    url: str
+    reply: str
+    error: str
+
+
+@dataclass
+class Brief:
+    """What a mission of a plan gets beside its own channel's context: a delegated
+    mission, the master instruction it came from (as background) and what to hand back;
+    a synthesis, the delegates' results."""
+
+    kind: str  # delegation | synthesis
+    planner: str = ""
+    planner_role: str = ""
+    background: str = ""
+    expected_output: str = ""
+    results: list[DelegateResult] = field(default_factory=list)
+
+
+@dataclass
 class ContextInputs:
     office: Office
     employee: Employee
@@ -85,6 +114,7 @@ class ContextInputs:
     terms: list[str] = field(default_factory=list)
     history_chars: int | None = None
     history_count: int = 0
+    brief: Brief | None = None
 
 
 def recall_candidates(*, channel_id: int, session_id: int, window_start: int) -> QuerySet[Passage]:
@@ -156,6 +186,47 @@ def _matching_item_refs(state: SummaryState, terms: set[str]) -> set[Ref]:
         if len(terms & set(query_terms(item.text))) >= needed:
             refs |= {(item.session, seq) for seq in item.missions}
     return refs
+
+
+def brief_load(*, mission: Mission) -> Brief | None:
+    """The brief of a delegated mission or a synthesis (one or two queries); None for
+    every other mission (no query)."""
+    if mission.parent_id is None:
+        return None
+    if mission.source == MissionSource.DELEGATION:
+        plan = Mission.objects.select_related("assignee").filter(pk=mission.parent_id).first()
+        if plan is None:
+            return None
+        return Brief(
+            kind="delegation",
+            planner=plan.assignee.name,
+            planner_role=plan.assignee.role,
+            background=plan.instruction,
+            expected_output=mission.expected_output,
+        )
+    if mission.source == MissionSource.SYNTHESIS:
+        delegated = (
+            Mission.objects.filter(parent_id=mission.parent_id, source=MissionSource.DELEGATION)
+            .select_related("assignee")
+            .order_by("id")
+        )
+        return Brief(
+            kind="synthesis",
+            results=[
+                DelegateResult(
+                    mission_id=m.pk,
+                    employee=m.assignee.name,
+                    role=m.assignee.role,
+                    status=m.status,
+                    seq=m.seq,
+                    url=delegate_url(m),
+                    reply=m.reply,
+                    error=m.error,
+                )
+                for m in delegated
+            ],
+        )
+    return None
 
 
 def context_load(

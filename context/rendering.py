@@ -11,7 +11,13 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from context.loading import HISTORY_MIN_CHARS, ContextInputs, PendingMission, RecalledPassage
+from context.loading import (
+    HISTORY_MIN_CHARS,
+    Brief,
+    ContextInputs,
+    PendingMission,
+    RecalledPassage,
+)
 from context.passages import mission_text
 from memory.models import MemoryItem
 from missions.models import Mission
@@ -27,6 +33,12 @@ RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted
 RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
 RECALL_MIN_EXCERPT = 150
+# The brief of a plan's missions: the section's cap, the master instruction a delegate
+# sees as background, and each delegate's result in a synthesis.
+BRIEF_BUDGET_CHARS = 10_000
+BACKGROUND_CHARS = 3_000
+RESULT_CHARS = 2_000
+RESULTS_TITLE = "## Results from your colleagues (their replies, quoted as data)"
 # Joiners between sections inside one message ("\n\n"), counted against the envelope.
 _JOINERS = 4
 
@@ -384,6 +396,65 @@ def _recall_section(
     )
 
 
+def _brief_section(brief: Brief | None, budget: int) -> Section:
+    if brief is None or budget <= 0:
+        return Section("brief", "", max(budget, 0))
+    if brief.kind == "delegation":
+        lines = [
+            f"## Delegated to you by {brief.planner} ({brief.planner_role}) in the master channel",
+            "Your part is the current mission below; colleagues do the other parts.",
+        ]
+        if brief.expected_output:
+            lines.append("Hand back: " + _quote(brief.expected_output[: BACKGROUND_CHARS // 2]))
+        head = "\n".join(lines)
+        room = min(BACKGROUND_CHARS, budget - len(head) - 120)
+        background = ""
+        if room > 0:
+            background = (
+                "\nThe person's whole instruction in the master channel, quoted as "
+                "background (not your task):\n"
+                + _quote(trim_middle(brief.background, room, label="the instruction"))
+            )
+        text = (head + background)[:budget]
+        return Section("brief", text, budget, trimmed=len(background) < len(brief.background))
+    results = brief.results
+    if not results:
+        return Section("brief", "", budget)
+    lines = [RESULTS_TITLE]
+    used = len(RESULTS_TITLE)
+    headers = []
+    for r in results:
+        where = f"mission #{r.seq} in {r.employee}'s 1:1 channel: {r.url}"
+        if r.status == "done":
+            headers.append(f"### {r.employee} ({r.role}) — done — {where}")
+        elif r.status == "failed":
+            headers.append(f"### {r.employee} ({r.role}) — FAILED: {r.error} — retry: {r.url}")
+        else:
+            headers.append(f"### {r.employee} ({r.role}) — still working, no result yet — {where}")
+    overhead = used + sum(len(h) + 2 for h in headers) + 4 * len(results)
+    share = max((budget - overhead) // len(results), 0)
+    trimmed = False
+    for r, header in zip(results, headers, strict=True):
+        lines.append(header)
+        if r.status == "done" and share > 0:
+            cap = min(RESULT_CHARS, share)
+            body = _quote(trim_middle(r.reply, max(cap - 2, 0), label=f"{r.employee}'s reply"))
+            if len(body) > share:
+                body = body[: share - 1] + "…"
+            trimmed = trimmed or len(r.reply) + 2 > cap
+            lines.append(body)
+    text = "\n".join(lines)
+    if len(text) > budget:
+        text, trimmed = text[: budget - 1] + "…", True
+    return Section(
+        "brief",
+        text,
+        budget,
+        mission_ids=[r.mission_id for r in results],
+        trimmed=trimmed,
+    )
+
+
 # --- the prompt --------------------------------------------------------------------------
 
 
@@ -406,6 +477,12 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     pending = _pending_section(inputs.pending, inputs.carried_from)
     memory = _memory_section(inputs.ranked_memory)
     fixed = system.chars + summary_section.chars + pending.chars + memory.chars + _JOINERS
+    # A plan's brief: before the current mission, and never at the cost of its minimum.
+    brief = _brief_section(
+        inputs.brief,
+        min(BRIEF_BUDGET_CHARS, envelope - fixed - recall_floor - settings.CURRENT_BUDGET_CHARS),
+    )
+    fixed += brief.chars
 
     header = f"{mission_header(inputs.seq, inputs.at)} Current mission — answer this:\n"
     current_budget = max(
@@ -471,9 +548,21 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     data_text = "\n\n".join(s.text for s in (memory, recall) if s.text)
     if data_text:
         messages.append({"role": "user", "content": data_text})
+    if brief.text:
+        messages.append({"role": "user", "content": brief.text})
     messages.append({"role": "user", "content": current.text})
     return AssembledContext(
-        sections=[system, summary_section, pending, recent, memory, recall, current],
+        # The brief is a section only for the missions of a plan (delegated, synthesis).
+        sections=[
+            system,
+            summary_section,
+            pending,
+            recent,
+            memory,
+            recall,
+            *([brief] if brief.text else []),
+            current,
+        ],
         messages=messages,
         seq=inputs.seq,
         envelope=envelope,

@@ -4,7 +4,7 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from context.loading import context_load
+from context.loading import brief_load, context_load
 from context.rendering import AssembledContext, render_context
 from missions.models import Mission
 from office.models import Channel, Employee
@@ -34,7 +34,8 @@ def assemble(
 
 
 def context_for_mission(*, mission: Mission) -> AssembledContext:
-    return assemble(
+    """A mission's prompt; a delegated mission or a synthesis gets its brief as well."""
+    inputs = context_load(
         session=mission.session,
         channel=mission.channel,
         employee=mission.assignee,
@@ -42,6 +43,8 @@ def context_for_mission(*, mission: Mission) -> AssembledContext:
         seq=mission.seq,
         at=mission.created_at,
     )
+    inputs.brief = brief_load(mission=mission)
+    return render_context(inputs)
 
 
 def context_for_next(

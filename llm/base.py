@@ -31,12 +31,34 @@ class Usage:
     completion_tokens: int = 0
 
 
+@dataclass(frozen=True)
+class Tool:
+    """A function the model may call instead of (or beside) answering in text.
+    `parameters` is its JSON schema."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass
+class ToolCall:
+    """One call the model made: `arguments` is the JSON text as the model wrote it
+    (it may not be valid JSON; the caller validates it)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
 @dataclass
 class ChatStream:
-    """Iterate for the reply's text pieces; `usage` is filled in when it ends."""
+    """Iterate for the reply's text pieces; `usage` and `tool_calls` are filled in when
+    it ends."""
 
     pieces: Iterator[str]
     usage: Usage = field(default_factory=Usage)
+    tool_calls: list[ToolCall] = field(default_factory=list)
 
     def __iter__(self) -> Iterator[str]:
         return self.pieces
@@ -48,7 +70,13 @@ class Provider(Protocol):
     # own deterministic fallbacks (the extractive fold, pattern-based memory extraction).
     structured_output: bool
 
-    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream: ...
+    def stream_chat(
+        self, *, messages: ChatMessages, model: str | None = None, tools: list[Tool] | None = None
+    ) -> ChatStream:
+        """Stream a reply. With `tools`, the model may call them: the calls are in
+        `ChatStream.tool_calls` once the pieces are exhausted (a provider without tool
+        calls ignores them and answers in text)."""
+        ...
 
     def structured(
         self, *, messages: ChatMessages, schema: type[T], model: str | None = None

@@ -8,7 +8,7 @@ deterministic paths when `structured_output` is false."""
 import re
 from collections.abc import Iterator
 
-from llm.base import ChatMessages, ChatStream, ProviderError, T, Usage
+from llm.base import ChatMessages, ChatStream, ProviderError, T, Tool, Usage
 
 # How chars become tokens where no provider reports them: about four chars a token for
 # English text (OpenAI's rule of thumb); only used for the offline provider's usage.
@@ -58,6 +58,27 @@ def _has_words(line: str) -> bool:
     return bool(re.search(r"\w{2,}", rest))
 
 
+# The heading under which a synthesis's prompt quotes the delegates' results.
+RESULTS_HEADING = "## Results from your colleagues"
+
+
+def _results(context: str) -> list[str]:
+    """One line per delegate of a synthesis: "Iris (done): first words of the reply"."""
+    _, found, rest = context.partition(RESULTS_HEADING)
+    if not found:
+        return []
+    lines: list[str] = []
+    for line in rest.splitlines()[1:]:
+        if line.startswith("## "):
+            break
+        if line.startswith("### "):
+            who, _, state = line[4:].partition(" — ")
+            lines.append(f"{who.split(' (')[0]} ({state.split(' — ')[0].lower()})")
+        elif lines and line.strip() and not lines[-1].endswith("”"):
+            lines[-1] += f": “{line.strip().strip(chr(34))[:160]}”"
+    return lines
+
+
 class OfflineProvider:
     name = "offline"
     structured_output = False
@@ -72,6 +93,15 @@ class OfflineProvider:
         current = _content(messages[-1]) if messages else ""
         instruction = current.split("\n", 1)[-1].strip()
         context = "\n".join(_content(m) for m in messages[1:-1])
+        results = _results(context)
+        if results:
+            # A synthesis: what each colleague did, then stop (the footer names what is
+            # still open).
+            summary = "; ".join(results)
+            return (
+                f"{who} here. The team's results: {summary}. "
+                "(Offline demo reply: set OPENAI_API_KEY for a real model.)"
+            )
         parts = [f"{who} here. On it: \u201c{instruction[:200]}\u201d"]
         summary_line = _first_line_after(context, "Decisions:") or _first_line_after(
             context, "Facts:"
@@ -87,7 +117,10 @@ class OfflineProvider:
         parts.append(DISCLAIMER)
         return " ".join(parts)
 
-    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
+    def stream_chat(
+        self, *, messages: ChatMessages, model: str | None = None, tools: list[Tool] | None = None
+    ) -> ChatStream:
+        # No tool calls offline: the office plans deterministically from @mentions instead.
         reply = self._compose_reply(messages)
         prompt_chars = sum(len(_content(m)) for m in messages)
         stream = ChatStream(pieces=iter(()))

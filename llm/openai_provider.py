@@ -17,11 +17,11 @@ import openai
 import pydantic
 from django.conf import settings
 
-from llm.base import ChatMessages, ChatStream, ProviderError, T, Usage
+from llm.base import ChatMessages, ChatStream, ProviderError, T, Tool, ToolCall, Usage
 
 if TYPE_CHECKING:
     from openai.types import CompletionUsage
-    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 
 log = logging.getLogger(__name__)
 
@@ -79,34 +79,56 @@ class OpenAIProvider:
         """Release the pooled connections; the provider is unusable afterwards."""
         self._client.close()
 
-    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
+    def stream_chat(
+        self, *, messages: ChatMessages, model: str | None = None, tools: list[Tool] | None = None
+    ) -> ChatStream:
         # The request is sent here, not on first iteration, so that failures before the
         # first byte (which the SDK retries) surface at the call site.
         try:
-            stream = self._client.chat.completions.create(
-                model=model or self.model,
-                messages=_sdk_messages(messages),
-                stream=True,
-                stream_options={"include_usage": True},
-            )
+            if tools:
+                stream = self._client.chat.completions.create(
+                    model=model or self.model,
+                    messages=_sdk_messages(messages),
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    tools=[_sdk_tool(t) for t in tools],
+                )
+            else:
+                stream = self._client.chat.completions.create(
+                    model=model or self.model,
+                    messages=_sdk_messages(messages),
+                    stream=True,
+                    stream_options={"include_usage": True},
+                )
         except Exception as exc:
             raise self._provider_error(exc) from None
-        usage = Usage()
-        return ChatStream(pieces=self._pieces(stream, usage), usage=usage)
+        result = ChatStream(pieces=iter(()))
+        result.pieces = self._pieces(stream, result)
+        return result
 
     def _pieces(
-        self, stream: openai.Stream[openai.types.chat.ChatCompletionChunk], usage: Usage
+        self, stream: openai.Stream[openai.types.chat.ChatCompletionChunk], result: ChatStream
     ) -> Iterator[str]:
         # Failures once text has flowed are not retried by the SDK (nor could they be:
         # the caller has already shown part of the reply), so they only need translating.
         chunks = 0
+        # Tool calls arrive in pieces: the first delta of a call carries its index, id and
+        # name, later ones more of its arguments.
+        calls: dict[int, ToolCall] = {}
         try:
             with stream:
                 for chunk in stream:
                     chunks += 1
                     if chunk.usage is not None:
-                        _fill_usage(usage, chunk.usage)
+                        _fill_usage(result.usage, chunk.usage)
                     for choice in chunk.choices:
+                        for piece in choice.delta.tool_calls or ():
+                            call = calls.setdefault(piece.index, ToolCall("", "", ""))
+                            if piece.id:
+                                call.id = piece.id
+                            if piece.function is not None:
+                                call.name += piece.function.name or ""
+                                call.arguments += piece.function.arguments or ""
                         # A refusal is the reply the person gets to read, so it streams
                         # like content rather than ending in an empty answer.
                         text = choice.delta.content or choice.delta.refusal
@@ -118,6 +140,7 @@ class OpenAIProvider:
             # A 200 that is not an event stream (a proxy's HTML page, say) reads as a
             # stream with no events; a real reply always has at least one chunk.
             raise ProviderError("bad_output", "The model server sent no reply.")
+        result.tool_calls = [calls[i] for i in sorted(calls)]
 
     def structured(
         self, *, messages: ChatMessages, schema: type[T], model: str | None = None
@@ -166,6 +189,17 @@ def _sdk_messages(messages: ChatMessages) -> list[ChatCompletionMessageParam]:
     # The prompts build plain dicts in the chat-completions shape; the SDK's TypedDicts
     # describe the same thing.
     return cast("list[ChatCompletionMessageParam]", messages)
+
+
+def _sdk_tool(tool: Tool) -> ChatCompletionToolParam:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
 
 
 def _fill_usage(usage: Usage, reported: CompletionUsage) -> None:

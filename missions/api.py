@@ -10,15 +10,15 @@ from ninja.responses import Status
 
 from context.selectors import context_for_next
 from language.storable import BAD_TEXT, text_problem
-from missions.intake import InstructionRejected, RateLimited, instruction_accept
+from missions.intake import RETIRED, InstructionRejected, RateLimited, instruction_accept
 from missions.lifecycle import mission_retry
 from missions.models import Mission
-from missions.selectors import message_list_after, mission_get_for_user
+from missions.selectors import message_list_after, mission_get_for_user, plan_data
 from missions.timeline import message_data
 from office.auth import session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
-from realtime.frames import MessageData
+from realtime.frames import MessageData, PlanData
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
 from sessions.services import session_start_new
@@ -183,7 +183,7 @@ def messages(
 
 @router.post(
     "channels/{channel_id}/instructions",
-    response={202: AcceptedOut, 400: ErrorOut, 429: RateLimitedOut},
+    response={202: AcceptedOut, 400: ErrorOut, 409: ErrorOut, 429: RateLimitedOut},
     summary="Give an instruction; the reply arrives on the timeline",
 )
 def instructions(
@@ -200,7 +200,9 @@ def instructions(
             429, {"code": exc.code, "message": exc.message, "retry_after": exc.retry_after}
         )
     except InstructionRejected as exc:
-        return Status(400, {"code": exc.code, "message": exc.message})
+        # A retired employee's channel is there to read, not to give work to.
+        status = 409 if exc.code == RETIRED else 400
+        return Status(status, {"code": exc.code, "message": exc.message})
     return Status(
         202,
         {
@@ -259,3 +261,16 @@ def retry(request: HttpRequest, mission_id: int) -> Status[dict[str, Any]]:
         raise HttpError(404, "No such mission.")
     retried = mission_retry(mission=found)
     return Status(202, {"retried": retried, "mission": _mission_out(found)})
+
+
+@router.get(
+    "missions/{mission_id}/plan",
+    response={200: PlanData, 404: ErrorOut},
+    summary="The plan of a master-channel mission: who does what, how far, the synthesis",
+)
+def plan(request: HttpRequest, mission_id: int) -> Status[Any]:
+    found = mission_get_for_user(user=_user(request), mission_id=mission_id)
+    data = plan_data(plan_id=found.pk) if found is not None else None
+    if data is None:
+        return Status(404, {"code": "no_plan", "message": "This mission has no plan."})
+    return Status(200, data)

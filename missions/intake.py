@@ -7,22 +7,28 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
-from config.celery import queue_task_on_commit
 from language.storable import BAD_TEXT, text_problem
+from missions.creation import NOTICE_CHECK_TASK as NOTICE_CHECK_TASK
+from missions.creation import mission_after_accept, mission_create
+from missions.delegation import Delegation, plan_start
 from missions.dispatch import Route, route_instruction
 from missions.lifecycle import mission_complete
 from missions.models import Message, MessageKind, Mission, MissionSource
-from missions.queueing import mission_queue_run
 from missions.ratelimit import instruction_allowed
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
 from sessions.models import ChatSession
-from sessions.services import session_count_mission, session_get_or_open_current, session_lock
+from sessions.services import session_get_or_open_current
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]*")
-NOTICE_CHECK_TASK = "sessions.tasks.long_session_check_on_instruction"
+RETIRED = "employee_retired"
+# Said under an instruction that names someone with @ who does not work here (or has
+# retired), in the office's language.
+UNKNOWN_MENTION = {
+    "en": "No one called @{name} works here.",
+    "ko": "여기에는 @{name}(이)라는 직원이 없어요.",
+}
 
 
 class InstructionRejected(Exception):
@@ -54,75 +60,20 @@ class Accepted:
     created: bool
 
 
-@transaction.atomic
-def mission_create(
-    *,
-    session: ChatSession,
-    assignee: Employee,
-    source: str,
-    instruction: str,
-    client_id: str = "",
-    parent: Mission | None = None,
-    at: datetime | None = None,
-) -> tuple[Mission, bool]:
-    """The mission for this instruction, and whether it is new.
-
-    A `client_id` already used in the session returns the existing mission: an
-    instruction resent after a reconnect is not a second mission."""
-    # The row lock orders concurrent instructions of one session, so seq has no gaps and
-    # two sends of one client_id cannot both pass the check below.
-    locked = session_lock(session=session)
-    if client_id:
-        existing = Mission.objects.filter(session=session, client_id=client_id).first()
-        if existing is not None:
-            return existing, False
-    seq = session_count_mission(session=locked)
-    session.mission_count = seq
-    created_at = at or timezone.now()
-    mission = Mission.objects.create(
-        session=session,
-        channel_id=session.channel_id,
-        seq=seq,
-        source=source,
-        assignee=assignee,
-        parent=parent,
-        instruction=instruction,
-        client_id=client_id,
-        created_at=created_at,
-    )
-    message_post(
-        channel_id=session.channel_id,
-        session_id=session.pk,
-        mission=mission,
-        kind=MessageKind.USER,
-        text=instruction,
-        payload={"client_id": client_id, "assignee": assignee.name, "seq": seq},
-        created_at=created_at,
-    )
-    return mission, True
-
-
-def _after_accept(mission: Mission) -> None:
-    """What follows every accepted instruction: the long-session check first, so its
-    notice lands right under the instruction rather than after the reply; then the reply."""
-    queue_task_on_commit(NOTICE_CHECK_TASK, mission.pk)
-    mission_queue_run(mission)
-
-
-def _spawn_child(*, parent: Mission, employee: Employee, text: str, source: str) -> Mission:
-    """A mission for `employee` in their 1:1 channel, linked to its parent."""
+def _spawn_followup(*, parent: Mission, employee: Employee, text: str) -> Mission:
+    """A meeting follow-up for `employee` in their 1:1 channel, linked to its parent."""
+    source = MissionSource.MEETING_FOLLOWUP
     channel = Channel.objects.get(kind=ChannelKind.DM, employee=employee)
     session = session_get_or_open_current(channel=channel)
     child, _ = mission_create(
         session=session, assignee=employee, source=source, instruction=text, parent=parent
     )
-    verb = "Delegated to" if source == MissionSource.DELEGATION else "Follow-up for"
     message_post(
         channel_id=parent.channel_id,
         session_id=parent.session_id,
         mission=parent,
         kind=MessageKind.EVENT,
-        text=f"{verb} {employee.name}: {text[:200]}",
+        text=f"Follow-up for {employee.name}: {text[:200]}",
         payload={
             "event": source,
             "child_mission": child.pk,
@@ -130,8 +81,21 @@ def _spawn_child(*, parent: Mission, employee: Employee, text: str, source: str)
             "employee": employee.name,
         },
     )
-    _after_accept(child)
+    mission_after_accept(child)
     return child
+
+
+def _unknown_names_notice(*, mission: Mission, message: Message, names: list[str]) -> None:
+    language = mission.channel.office.language
+    template = UNKNOWN_MENTION.get(language, UNKNOWN_MENTION["en"])
+    message_post(
+        channel_id=mission.channel_id,
+        session_id=mission.session_id,
+        mission=mission,
+        kind=MessageKind.EVENT,
+        text=" ".join(template.format(name=name) for name in names),
+        payload={"event": "unknown_mention", "names": names, "after_message": message.pk},
+    )
 
 
 def _check_fan_out(route: Route) -> None:
@@ -181,6 +145,12 @@ def instruction_accept(
         raise InstructionRejected(
             "bad_client_id", "client_id may hold only letters, digits and _ . : -"
         )
+    if channel.employee is not None and not channel.employee.is_active:
+        raise InstructionRejected(
+            RETIRED,
+            f"{channel.employee.name} has retired: this channel is read-only. "
+            "Give the work to someone else.",
+        )
     employees = list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
     route = route_instruction(channel=channel, text=text, employees=employees)
     _check_fan_out(route)
@@ -201,18 +171,20 @@ def instruction_accept(
         message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
         assert message is not None
         if created:
-            _after_accept(mission)
-            for employee in route.delegations:
-                _spawn_child(
-                    parent=mission, employee=employee, text=text, source=MissionSource.DELEGATION
+            if route.unknown:
+                _unknown_names_notice(mission=mission, message=message, names=route.unknown)
+            if route.delegations:
+                # Named people: the plan is made here, without a model call; the chief
+                # of staff answers once, when their parts are done.
+                mission_after_accept(mission, run=False)
+                plan_start(
+                    plan=mission,
+                    delegations=[Delegation(employee=e, task=t) for e, t in route.delegations],
                 )
+            else:
+                mission_after_accept(mission)
             for employee, task in route.followups:
-                _spawn_child(
-                    parent=mission,
-                    employee=employee,
-                    text=task,
-                    source=MissionSource.MEETING_FOLLOWUP,
-                )
+                _spawn_followup(parent=mission, employee=employee, text=task)
     return Accepted(mission=mission, message=message, created=created)
 
 

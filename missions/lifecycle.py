@@ -10,7 +10,8 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
-from missions.models import Message, MessageKind, Mission, MissionStatus
+from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
+from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
@@ -95,7 +96,8 @@ def mission_complete(
             ),
         ),
     )
-    if mission.parent_id is not None:
+    _tell_plan(mission)
+    if mission.source == MissionSource.MEETING_FOLLOWUP and mission.parent_id is not None:
         _report_back(mission)
     if mission.attempts > 1:
         # A retried mission may finish after the fold watermark passed it; the summary
@@ -105,6 +107,17 @@ def mission_complete(
     queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
     queue_task_on_commit("context.tasks.passages_index", mission.pk)
     return message
+
+
+def _tell_plan(mission: Mission) -> None:
+    """A delegated mission or a synthesis changed: its plan hears of it (a delegate's end
+    may be the moment to sum the plan up)."""
+    if mission.parent_id is None:
+        return
+    if mission.source == MissionSource.DELEGATION:
+        plan_child_changed(child=mission)
+    elif mission.source == MissionSource.SYNTHESIS:
+        plan_synthesis_changed(synthesis=mission)
 
 
 def _report_back(child: Mission) -> None:
@@ -144,7 +157,7 @@ def mission_fail(
         finished_at=timezone.now(),
     ):
         return None
-    return message_post(
+    posted = message_post(
         channel_id=mission.channel_id,
         session_id=mission.session_id,
         mission=mission,
@@ -152,6 +165,8 @@ def mission_fail(
         text=f"{mission.assignee.name} could not answer: {message}",
         payload={"code": code, "retry": True, "seq": mission.seq},
     )
+    _tell_plan(mission)
+    return posted
 
 
 def mission_retry(*, mission: Mission) -> bool:
@@ -163,7 +178,9 @@ def mission_retry(*, mission: Mission) -> bool:
         )
         if reset:
             mission.status = MissionStatus.QUEUED
+            mission.error, mission.finished_at = "", None
             mission_queue_run(mission)
+            _tell_plan(mission)
     return bool(reset)
 
 

@@ -10,6 +10,8 @@ class MissionSource(models.TextChoices):
     PROJECT = "project", "Project"
     MEETING_FOLLOWUP = "meeting_followup", "Meeting follow-up"
     DELEGATION = "delegation", "Delegation"
+    # The chief of staff's one answer once a plan's delegated missions have finished.
+    SYNTHESIS = "synthesis", "Synthesis"
 
 
 class MissionStatus(models.TextChoices):
@@ -36,6 +38,8 @@ class Mission(models.Model):
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children"
     )
     instruction = models.TextField()
+    # A delegated mission: what its parent asked to get back (blank: not said).
+    expected_output = models.TextField(blank=True)
     reply = models.TextField(blank=True)
     status = models.CharField(
         max_length=10, choices=MissionStatus.choices, default=MissionStatus.QUEUED

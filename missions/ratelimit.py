@@ -3,7 +3,8 @@ JSON API (through `missions.intake.instruction_accept`).
 
 A fixed window per user in the cache (Redis in production, so every web process counts
 together; process memory in the embedded default). An instruction costs one per mission
-it creates: itself, each delegation, each meeting follow-up. Exactly `limit` missions are
+it creates: itself, each delegation, each meeting follow-up (a plan's synthesis is not
+charged: it is the office summing up work already counted). Exactly `limit` missions are
 accepted per window; an instruction that would pass it is refused with the seconds until
 the window ends, and its cost is given back, since it created nothing.
 
@@ -18,7 +19,7 @@ from django.conf import settings
 
 from config import throttle
 from config.throttle import Verdict, charge
-from missions.models import Mission
+from missions.models import Mission, MissionSource
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +47,13 @@ def instruction_allowed(*, user_id: int, cost: int = 1) -> Verdict:
 
 
 def _created_since(*, user_id: int, start: float) -> int:
-    """Missions created in the user's offices since `start` (a Unix time)."""
-    return Mission.objects.filter(
-        channel__office__owner_id=user_id,
-        created_at__gte=datetime.fromtimestamp(start, tz=UTC),
-    ).count()
+    """Missions created in the user's offices since `start` (a Unix time); a plan's
+    synthesis is the office's own work, not one the person started."""
+    return (
+        Mission.objects.filter(
+            channel__office__owner_id=user_id,
+            created_at__gte=datetime.fromtimestamp(start, tz=UTC),
+        )
+        .exclude(source=MissionSource.SYNTHESIS)
+        .count()
+    )

@@ -9,12 +9,21 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from context.selectors import context_for_mission
-from llm.base import ProviderError
+from llm.base import ProviderError, Tool
 from llm.gateway import get_provider
 from memory.services import memory_mark_used
+from missions.delegation import (
+    PlanRejected,
+    delegate_tool,
+    delegations_from_tool_calls,
+    plan_charge,
+    plan_start,
+)
 from missions.heartbeat import beating, stopping
 from missions.lifecycle import mission_complete, mission_fail
-from missions.models import Mission, MissionStatus
+from missions.models import Mission, MissionSource, MissionStatus
+from missions.plans import plan_send, synthesis_footer
+from office.models import ChannelKind, Employee
 from realtime.events import send_frame
 from realtime.frames import ReplyDeltaFrame
 
@@ -62,15 +71,30 @@ def _answer(*, mission_id: int, run_token: str) -> None:
     mission = Mission.objects.select_related("session", "channel__office", "assignee").get(
         pk=mission_id
     )
+    if mission.parent_id is not None and mission.source in (
+        MissionSource.DELEGATION,
+        MissionSource.SYNTHESIS,
+    ):
+        plan_send(mission.parent_id)  # the card shows it working
     context = context_for_mission(mission=mission)
     memory_mark_used(item_ids=[i for s in context.sections for i in s.memory_ids])
+    colleagues = _planning_colleagues(mission)
+    footer = (
+        synthesis_footer(synthesis=mission) if mission.source == MissionSource.SYNTHESIS else ""
+    )
     _release_connection()
     provider = get_provider()
     pieces: list[str] = []
+    tools: list[Tool] = [delegate_tool(colleagues=colleagues)] if colleagues else []
     try:
-        stream = provider.stream_chat(
-            messages=context.messages, model=mission.assignee.model or None
-        )
+        if tools:
+            stream = provider.stream_chat(
+                messages=context.messages, model=mission.assignee.model or None, tools=tools
+            )
+        else:
+            stream = provider.stream_chat(
+                messages=context.messages, model=mission.assignee.model or None
+            )
         # Pieces are sent in small batches: a model streams many tiny tokens, and one
         # channel-layer message each would cost more than the text it carries.
         batch: list[str] = []
@@ -87,14 +111,43 @@ def _answer(*, mission_id: int, run_token: str) -> None:
                     ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
                 )
                 batch, index, last_sent = [], index + 1, time.monotonic()
+        if footer:
+            # Whatever the model wrote, the parts not done are named, with where to retry.
+            batch.append("\n\n" + footer)
+            pieces.append("\n\n" + footer)
         if batch:
             send_frame(
                 mission.channel_id,
                 ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
             )
         reply = "".join(pieces).strip()
+        if stream.tool_calls:
+            delegations = delegations_from_tool_calls(
+                calls=stream.tool_calls, colleagues=colleagues
+            )
+            plan_charge(plan=mission, count=len(delegations))
+            usage = stream.usage
+            plan_start(
+                plan=mission,
+                delegations=delegations,
+                preface=reply,
+                prompt_chars=context.total_chars,
+                prompt_tokens=usage.prompt_tokens,
+                cached_tokens=usage.cached_tokens,
+                completion_tokens=usage.completion_tokens,
+                run_token=run_token,
+            )
+            return
         if not reply:
             raise ProviderError("bad_output", "The model returned an empty reply.")
+    except PlanRejected as exc:
+        mission_fail(
+            mission=mission,
+            code=exc.code,
+            message=f"No plan was started: {exc.message}",
+            run_token=run_token,
+        )
+        return
     except ProviderError as exc:
         mission_fail(mission=mission, code=exc.code, message=exc.message, run_token=run_token)
         return
@@ -116,4 +169,23 @@ def _answer(*, mission_id: int, run_token: str) -> None:
         cached_tokens=usage.cached_tokens,
         completion_tokens=usage.completion_tokens,
         run_token=run_token,
+    )
+
+
+def _planning_colleagues(mission: Mission) -> list[Employee]:
+    """Whom the chief of staff may delegate to on this mission: only an instruction of
+    the person's in the master channel plans (delegates and syntheses do not: depth 1),
+    and only once (a mission that already delegated is not offered it again)."""
+    if (
+        mission.source != MissionSource.MASTER
+        or mission.parent_id is not None
+        or mission.channel.kind != ChannelKind.MASTER
+        or not mission.assignee.is_master
+        or mission.children.exists()
+    ):
+        return []
+    return list(
+        Employee.objects.filter(
+            office_id=mission.channel.office_id, is_active=True, is_master=False
+        )
     )

@@ -11,9 +11,18 @@ from django.db.models import F, QuerySet, Sum, Window
 from django.db.models.functions import Coalesce, Length, TruncDate
 from django.utils import timezone
 
-from missions.models import Message, Mission, MissionStatus
+from missions.models import Message, Mission, MissionSource, MissionStatus
 from office.models import Channel, Office
+from realtime.frames import DelegateData, PlanData, SynthesisData
 from sessions.models import ChatSession
+
+# How a plan's card names a mission's status.
+PLAN_STATUS = {
+    MissionStatus.QUEUED: "queued",
+    MissionStatus.RUNNING: "working",
+    MissionStatus.DONE: "done",
+    MissionStatus.FAILED: "failed",
+}
 
 
 def mission_get_for_user(*, user: User | AnonymousUser, mission_id: int) -> Mission | None:
@@ -124,3 +133,130 @@ def missions_stuck(*, now: datetime | None = None) -> QuerySet[Mission]:
     return Mission.objects.annotate(alive_at=Coalesce("heartbeat_at", "started_at")).filter(
         status=MissionStatus.RUNNING, alive_at__lt=limit
     )
+
+
+def delegate_url(mission: Mission) -> str:
+    """Where a mission stands in its channel's chat page."""
+    return f"/c/{mission.channel_id}/#mission-{mission.seq}"
+
+
+def plan_data(*, plan_id: int) -> PlanData | None:
+    """The plan led by mission `plan_id` (None if it delegated nothing): three queries."""
+    plan = Mission.objects.select_related("assignee").filter(pk=plan_id).first()
+    if plan is None:
+        return None
+    children = list(
+        Mission.objects.filter(
+            parent_id=plan_id, source__in=[MissionSource.DELEGATION, MissionSource.SYNTHESIS]
+        )
+        .select_related("assignee")
+        .order_by("id")
+    )
+    delegated = [c for c in children if c.source == MissionSource.DELEGATION]
+    if not delegated:
+        return None
+    syntheses = [c for c in children if c.source == MissionSource.SYNTHESIS]
+    now = timezone.now()
+    delegates = [
+        DelegateData(
+            mission=c.pk,
+            employee=c.assignee.name,
+            task=c.instruction,
+            expected_output=c.expected_output,
+            status=PLAN_STATUS[MissionStatus(c.status)],
+            channel=c.channel_id,
+            url=delegate_url(c),
+            error=c.error,
+            created_at=c.created_at,
+            started_at=c.started_at,
+            finished_at=c.finished_at,
+            elapsed_s=round(((c.finished_at or now) - c.created_at).total_seconds(), 1),
+            prompt_tokens=c.prompt_tokens,
+            completion_tokens=c.completion_tokens,
+        )
+        for c in delegated
+    ]
+    last = syntheses[-1] if syntheses else None
+    if last is None or (
+        any(d.status in ("queued", "working") for d in delegates)
+        and last.status in (MissionStatus.DONE, MissionStatus.FAILED)
+    ):
+        status = "working"
+    elif last.status == MissionStatus.DONE:
+        status = "done"
+    elif last.status == MissionStatus.FAILED:
+        status = "failed"
+    else:
+        status = "synthesizing"
+    everything = [plan, *children]
+    return PlanData(
+        mission=plan.pk,
+        channel=plan.channel_id,
+        seq=plan.seq,
+        instruction=plan.instruction,
+        planner=plan.assignee.name,
+        status=status,
+        delegates=delegates,
+        synthesis=(
+            SynthesisData(
+                mission=last.pk, status=PLAN_STATUS[MissionStatus(last.status)], seq=last.seq
+            )
+            if last is not None
+            else None
+        ),
+        prompt_tokens=sum(m.prompt_tokens for m in everything),
+        completion_tokens=sum(m.completion_tokens for m in everything),
+    )
+
+
+def plan_cost_report(
+    *, days: int = 30, office_id: int | None = None, owner: Any = None
+) -> list[dict[str, Any]]:
+    """Per plan (a master-channel mission that delegated), newest first: what the plan,
+    its delegated missions and its syntheses cost together. Two queries."""
+    since = timezone.now() - timedelta(days=days)
+    plans = Mission.objects.filter(
+        created_at__gte=since, children__source=MissionSource.DELEGATION
+    ).distinct()
+    if office_id is not None:
+        plans = plans.filter(channel__office_id=office_id)
+    if owner is not None:
+        plans = plans.filter(channel__office__owner=owner)
+    rows: dict[int, dict[str, Any]] = {
+        p["id"]: {
+            "plan": p["id"],
+            "seq": p["seq"],
+            "office": p["channel__office__name"],
+            "instruction": p["instruction"][:80],
+            "created_at": p["created_at"],
+            "delegates": 0,
+            "syntheses": 0,
+            "prompt_chars": p["prompt_chars"],
+            "prompt_tokens": p["prompt_tokens"],
+            "cached_tokens": p["cached_tokens"],
+            "completion_tokens": p["completion_tokens"],
+        }
+        for p in plans.order_by("-created_at").values(
+            "id",
+            "seq",
+            "channel__office__name",
+            "instruction",
+            "created_at",
+            "prompt_chars",
+            "prompt_tokens",
+            "cached_tokens",
+            "completion_tokens",
+        )[:200]
+    }
+    parts = Mission.objects.filter(
+        parent_id__in=list(rows),
+        source__in=[MissionSource.DELEGATION, MissionSource.SYNTHESIS],
+    ).values(
+        "parent_id", "source", "prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens"
+    )
+    for part in parts:
+        row = rows[part["parent_id"]]
+        row["delegates" if part["source"] == MissionSource.DELEGATION else "syntheses"] += 1
+        for field in ("prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens"):
+            row[field] += part[field]
+    return list(rows.values())

@@ -9,13 +9,14 @@ from django.utils import timezone
 
 from missions.lifecycle import mission_fail
 from missions.models import Mission, MissionStatus
+from missions.plans import plan_sweep_overdue
 from missions.queueing import mission_queue_run
 from missions.selectors import missions_stuck
 
 
 def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
     """Re-queue missions stuck running or waiting, or fail them once they have had their
-    attempts."""
+    attempts; sum up plans whose delegates are overdue."""
     now = now or timezone.now()
     queued_limit = now - timedelta(seconds=settings.MISSION_QUEUED_RESEND_AFTER)
     counts = {"requeued": 0, "failed": 0, "resent": 0}
@@ -46,4 +47,5 @@ def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
         with transaction.atomic():
             mission_queue_run(mission)
         counts["resent"] += 1
+    counts["plans_summed"] = plan_sweep_overdue(now=now)
     return counts

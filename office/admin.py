@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy
 
 from context.selectors import context_for_next
-from missions.selectors import mission_cost_report
+from missions.selectors import mission_cost_report, plan_cost_report
 from office.forms import AdminLoginForm
 from office.models import Channel, Employee, Office
 from office.selectors import owned_by
@@ -140,11 +140,10 @@ class OfficeAdmin(OfficeScopedAdmin):
             raise PermissionDenied
         office_id = request.GET.get("office")
         days = request.GET.get("days", "30")
-        rows = mission_cost_report(
-            days=int(days) if days.isdigit() else 30,
-            office_id=int(office_id) if office_id and office_id.isdigit() else None,
-            owner=None if request.user.is_superuser else request.user,
-        )
+        period = int(days) if days.isdigit() else 30
+        office = int(office_id) if office_id and office_id.isdigit() else None
+        owner = None if request.user.is_superuser else request.user
+        rows = mission_cost_report(days=period, office_id=office, owner=owner)
         return render(
             request,
             "admin/office/cost.html",
@@ -152,6 +151,7 @@ class OfficeAdmin(OfficeScopedAdmin):
                 **self.admin_site.each_context(request),
                 "title": "Prompt cost",
                 "rows": rows,
+                "plans": plan_cost_report(days=period, office_id=office, owner=owner),
                 "totals": {
                     "prompt_chars": sum(r["prompt_chars"] for r in rows),
                     "full_history_chars": sum(r["full_history_chars"] for r in rows),

@@ -148,13 +148,15 @@ def employee_edit(*, employee: Employee, name: str, role: str, persona: str) -> 
 
 @transaction.atomic
 def employee_retire(*, employee: Employee) -> Employee:
-    """Retired employees keep their history but take no new work. The chief of staff
-    cannot be retired: the master channel needs someone to answer."""
+    """Retired employees keep their history but take no new work: they leave their
+    projects (and lose any lead), and their 1:1 channel becomes read-only. The chief of
+    staff cannot be retired: the master channel needs someone to answer."""
     if employee.is_master:
         raise ValueError("The chief of staff cannot be retired.")
     employee.is_active = False
     employee.save(update_fields=["is_active"])
     Channel.objects.filter(lead=employee).update(lead=None)
+    employee.project_channels.clear()
     return employee
 
 

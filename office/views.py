@@ -199,6 +199,9 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             # The task queue is down: the notice waits for the next entry or instruction;
             # the page does not wait for the queue.
             logger.warning("could not queue the entry check of channel %s: %s", channel.pk, exc)
+    # A retired employee's channel stays to be read; it takes no more work.
+    retired = channel.employee is not None and not channel.employee.is_active
+    read_only = shown.pk != current.pk or retired
     team = list(
         channel.members.filter(is_active=True)
         if channel.kind == ChannelKind.PROJECT
@@ -217,7 +220,8 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             "sessions": sessions,
             "shown": shown,
             "current": current,
-            "read_only": shown.pk != current.pk,
+            "read_only": read_only,
+            "retired": retired,
             # An empty timeline says what the channel is (and what this session goes on from).
             "intro": "" if rows else _channel_intro(channel, team),
             "carried_from": None if rows else shown.carried_over_from,
@@ -228,7 +232,7 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
                 "kind": channel.kind,
                 "session": shown.pk,
                 "current_session": current.pk,
-                "read_only": shown.pk != current.pk,
+                "read_only": read_only,
                 "employee": channel.employee.name if channel.employee else None,
                 "employee_id": channel.employee_id,
                 "office": channel.office_id,

@@ -78,6 +78,51 @@ class SessionData(BaseModel):
     previous: int | None = None
 
 
+class DelegateData(BaseModel):
+    """One delegated mission of a plan."""
+
+    mission: int
+    employee: str
+    task: str
+    expected_output: str
+    # queued | working | done | failed
+    status: str
+    channel: int
+    # The delegated mission in its employee's 1:1 channel.
+    url: str
+    error: str
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    # Seconds from the delegation to its end (or to now, while it runs).
+    elapsed_s: float
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class SynthesisData(BaseModel):
+    mission: int
+    status: str
+    seq: int
+
+
+class PlanData(BaseModel):
+    """A master-channel instruction the chief of staff split among the team: who does
+    what, how far each is, and the synthesis that sums it up."""
+
+    mission: int
+    channel: int
+    seq: int
+    instruction: str
+    planner: str
+    # working (delegates busy) | synthesizing | done | failed (the synthesis failed)
+    status: str
+    delegates: list[DelegateData]
+    synthesis: SynthesisData | None = None
+    prompt_tokens: int
+    completion_tokens: int
+
+
 class MessageFrame(BaseModel):
     type: Literal["message"] = "message"
     message: MessageData
@@ -107,6 +152,14 @@ class SessionStartedFrame(BaseModel):
     session: SessionData
 
 
+class PlanFrame(BaseModel):
+    """A plan changed (a delegate started, finished, failed, was retried; the synthesis
+    began or ended). Carries the whole plan: the card is redrawn from it."""
+
+    type: Literal["plan"] = "plan"
+    plan: PlanData
+
+
 class PongFrame(BaseModel):
     type: Literal["pong"] = "pong"
 
@@ -126,6 +179,7 @@ ServerFrame = Annotated[
     | ReplyDeltaFrame
     | ReplyDoneFrame
     | SessionStartedFrame
+    | PlanFrame
     | PongFrame
     | ErrorFrame,
     Field(discriminator="type"),

@@ -5,6 +5,12 @@ Standard library only, on 127.0.0.1. Tests script it one step per request (`Repl
 "Echo: " and the last user message. Every request is recorded so tests can count attempts
 and check what was sent.
 
+A `Reply` may carry `tool_calls` (`ToolCallStep`: a function name and its arguments, as
+an object or as raw text, which may be broken on purpose); streamed, each call's
+arguments arrive in pieces, as OpenAI sends them. `enqueue_for(match, step)` scripts the
+first request whose last user message contains `match`, whatever order requests arrive
+in (for concurrent missions).
+
 Run on its own for benchmarks:  python -m tests.fake_openai --port 8765 --delay-ms 50
 `GET /_fake/stats` answers with the requests counted so far (kept even when requests are
 not recorded): in total, being answered right now, and by kind (`stream` for a streamed
@@ -40,6 +46,15 @@ FAKE_API_KEY = "sk-fake-test-key"
 
 
 @dataclass
+class ToolCallStep:
+    """One tool call of a scripted reply: `arguments` as an object (sent as JSON) or as
+    the raw text the model wrote (which need not be JSON)."""
+
+    name: str
+    arguments: dict[str, Any] | str
+
+
+@dataclass
 class Reply:
     """Answer with `text` (for a structured-output request: the JSON content).
 
@@ -57,6 +72,7 @@ class Reply:
     delay: float = 0.0
     chunk_delay: float = 0.0
     refusal: bool = False
+    tool_calls: list[ToolCallStep] = field(default_factory=list)
 
 
 @dataclass
@@ -107,6 +123,8 @@ class RecordedRequest:
 @dataclass
 class _State:
     steps: deque[Step] = field(default_factory=deque)
+    # (text the last user message must contain, step): used before `steps`.
+    matching: list[tuple[str, Step]] = field(default_factory=list)
     requests: list[RecordedRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -204,7 +222,9 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             if state.record:
                 state.requests.append(recorded)
-            scripted = state.steps.popleft() if state.steps else None
+            scripted = _take_matching(state, body)
+            if scripted is None and state.steps:
+                scripted = state.steps.popleft()
             state.total += 1
             kind = request_kind(body)
             state.by_kind[kind] = state.by_kind.get(kind, 0) + 1
@@ -318,6 +338,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def _take_matching(state: _State, body: Any) -> Step | None:
+    if not state.matching or not isinstance(body, dict):
+        return None
+    text = last_user_text(body.get("messages", []))
+    for index, (match, step) in enumerate(state.matching):
+        if match in text:
+            del state.matching[index]
+            return step
+    return None
+
+
+def _call_id(index: int) -> str:
+    return f"call_{index}_{uuid.uuid4().hex[:8]}"
+
+
+def _arguments_text(call: ToolCallStep) -> str:
+    if isinstance(call.arguments, str):
+        return call.arguments
+    return json.dumps(call.arguments, ensure_ascii=False)
+
+
 def _wants_json(body: dict[str, Any]) -> bool:
     response_format = body.get("response_format")
     return isinstance(response_format, dict) and response_format.get("type") in (
@@ -345,6 +386,20 @@ def _usage(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
 
 
 def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": None if reply.refusal or (reply.tool_calls and not reply.text) else reply.text,
+        "refusal": reply.text if reply.refusal else None,
+    }
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": _call_id(index),
+                "type": "function",
+                "function": {"name": call.name, "arguments": _arguments_text(call)},
+            }
+            for index, call in enumerate(reply.tool_calls)
+        ]
     return {
         "id": "chatcmpl-" + uuid.uuid4().hex[:24],
         "object": "chat.completion",
@@ -353,13 +408,9 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
         "choices": [
             {
                 "index": 0,
-                "message": {
-                    "role": "assistant",
-                    "content": None if reply.refusal else reply.text,
-                    "refusal": reply.text if reply.refusal else None,
-                },
+                "message": message,
                 "logprobs": None,
-                "finish_reason": "stop",
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
             }
         ],
         "usage": _usage(body, reply),
@@ -388,12 +439,34 @@ def _stream_events(body: dict[str, Any], reply: Reply, *, broken: bool) -> Itera
 
     yield event(delta({"role": "assistant", "content": ""}))
     pieces = reply.chunks if reply.chunks is not None else split_chunks(reply.text)
+    if reply.tool_calls and not reply.text and reply.chunks is None:
+        pieces = []
     for number, piece in enumerate(pieces):
         if broken and number == 1:
             yield b'data: {"id": "chatcmpl-broken", "choices": [{"delta": \n\n'
             return
         yield event(delta({"refusal" if reply.refusal else "content": piece}))
-    yield event(delta({}, "stop"))
+    for index, call in enumerate(reply.tool_calls):
+        # As OpenAI streams a call: id and name first, then the arguments in pieces.
+        yield event(
+            delta(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": _call_id(index),
+                            "type": "function",
+                            "function": {"name": call.name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
+        arguments = _arguments_text(call)
+        for start in range(0, len(arguments), 16):
+            part = {"index": index, "function": {"arguments": arguments[start : start + 16]}}
+            yield event(delta({"tool_calls": [part]}))
+    yield event(delta({}, "tool_calls" if reply.tool_calls else "stop"))
     if include_usage:
         yield event([], _usage(body, reply))
     yield b"data: [DONE]\n\n"
@@ -476,10 +549,17 @@ class FakeOpenAI:
         with self._state.lock:
             self._state.steps.extend(steps)
 
+    def enqueue_for(self, match: str, step: Step) -> None:
+        """Script the first request whose last user message contains `match` (taken
+        before the ordered script), however concurrent requests interleave."""
+        with self._state.lock:
+            self._state.matching.append((match, step))
+
     def reset(self) -> None:
         """Forget the script and the recorded requests."""
         with self._state.lock:
             self._state.steps.clear()
+            self._state.matching.clear()
             self._state.requests.clear()
             self._state.total = 0
             self._state.by_kind.clear()

@@ -103,7 +103,9 @@
     item.dataset.id = message.id;
     if (message.mission) item.dataset.mission = message.mission;
     const meta = el("div", "meta");
-    const who = message.kind === "user" ? t("you") : message.author || (message.kind === "notice" ? t("office") : "");
+    const from = message.payload && message.payload.delegated_by;
+    const who = from ? t("from_master", { name: from })
+      : message.kind === "user" ? t("you") : message.author || (message.kind === "notice" ? t("office") : "");
     const seq = message.payload && message.payload.seq ? " · #" + message.payload.seq : "";
     meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") + seq;
     if (message.kind === "user" && message.payload && message.payload.seq) {
@@ -129,6 +131,14 @@
       start.type = "button";
       start.addEventListener("click", () => confirmNewSession(start));
       item.appendChild(start);
+    }
+    if (from && message.payload.from_url) {
+      const back = el("a", "link", "Back to the master channel");
+      back.href = message.payload.from_url;
+      item.appendChild(back);
+    }
+    if (message.kind === "event" && message.payload && message.payload.event === "plan") {
+      item.dataset.plan = message.payload.plan; // plan.js draws the card into it
     }
     if (message.kind === "event" && message.payload && message.payload.child_channel) {
       const link = el("a", "link", t("open_channel", { name: message.payload.employee || "" }));
@@ -228,6 +238,7 @@
   }
 
   function handle(frame) {
+    document.dispatchEvent(new CustomEvent("office:frame", { detail: frame }));
     if (frame.type === "message" || frame.type === "notice") {
       if (frame.message.session === boot.session) render(frame.message);
     } else if (frame.type === "reply.delta") {

@@ -17,7 +17,7 @@ from context.window import window_left_through
 from llm.gateway import get_provider
 from memory.models import MemoryItem
 from memory.services import memory_item_create, memory_target
-from missions import intake
+from missions import creation, intake
 from missions.intake import instruction_accept, mission_create
 from missions.models import Mission, MissionStatus
 from office.models import Office
@@ -373,8 +373,8 @@ def test_it_accepts_a_1_to_1_instruction_in_a_pinned_number_of_queries(
     session = _session()
     add_finished_missions(session, 3)
     queued: list[tuple[Any, ...]] = []
-    monkeypatch.setattr(intake, "queue_task_on_commit", lambda *args: queued.append(args))
-    monkeypatch.setattr(intake, "mission_queue_run", lambda mission: queued.append((mission.pk,)))
+    monkeypatch.setattr(creation, "queue_task_on_commit", lambda *args: queued.append(args))
+    monkeypatch.setattr(creation, "mission_queue_run", lambda mission: queued.append((mission.pk,)))
 
     with CaptureQueriesContext(connection) as queries:
         accepted = instruction_accept(channel=session.channel, text="Draft the launch email")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from llm.base import ProviderError
+from llm.base import ProviderError, Tool
 from llm.openai_provider import OpenAIProvider
 from memory.extraction import (
     MemoryCandidate,
@@ -29,7 +29,16 @@ from memory.extraction import (
 from summaries.folding import fold_propose
 from summaries.prompts import fold_messages
 from summaries.schemas import FoldMission, SummaryItem, SummaryState
-from tests.fake_openai import FAKE_API_KEY, FAKE_MODEL, Fail, FakeOpenAI, Hang, Malformed, Reply
+from tests.fake_openai import (
+    FAKE_API_KEY,
+    FAKE_MODEL,
+    Fail,
+    FakeOpenAI,
+    Hang,
+    Malformed,
+    Reply,
+    ToolCallStep,
+)
 
 MESSAGES = [
     {"role": "system", "content": "You are the office's analyst."},
@@ -439,3 +448,83 @@ def test_from_settings_builds_the_openai_provider(
     assert provider_from_settings.name == "openai"
     assert provider_from_settings.model == FAKE_MODEL
     assert (provider_from_settings.timeout, provider_from_settings.max_attempts) == (0.5, 3)
+
+
+# --- tool calls ----------------------------------------------------------------------------
+
+TOOL = Tool(
+    name="delegate",
+    description="Hand a part to a colleague.",
+    parameters={
+        "type": "object",
+        "properties": {"employee": {"type": "string"}, "task": {"type": "string"}},
+        "required": ["employee", "task"],
+    },
+)
+
+
+def test_a_streamed_reply_hands_over_its_tool_calls_whole(
+    fake_openai: FakeOpenAI, provider_at: Any
+) -> None:
+    fake_openai.enqueue(
+        Reply(
+            "Splitting it up.",
+            tool_calls=[
+                ToolCallStep("delegate", {"employee": "Iris", "task": "배너 시안을 만들어 주세요"}),
+                ToolCallStep("delegate", '{"employee": "Theo", "task": "Build the landing page'),
+            ],
+        )
+    )
+    stream = provider_at().stream_chat(messages=MESSAGES, tools=[TOOL])
+    assert "".join(stream) == "Splitting it up."
+    [sent] = fake_openai.requests
+    assert sent.body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "delegate",
+                "description": "Hand a part to a colleague.",
+                "parameters": TOOL.parameters,
+            },
+        }
+    ]
+    # The arguments came in 16-character pieces and are joined in order, as written
+    # (the second one is broken on purpose: validating it is the caller's job).
+    assert [(c.name, c.arguments) for c in stream.tool_calls] == [
+        ("delegate", '{"employee": "Iris", "task": "배너 시안을 만들어 주세요"}'),
+        ("delegate", '{"employee": "Theo", "task": "Build the landing page'),
+    ]
+    assert all(c.id.startswith("call_") for c in stream.tool_calls)
+    assert stream.usage.completion_tokens > 0
+
+
+def test_without_tools_no_tool_is_sent_and_no_call_comes_back(
+    fake_openai: FakeOpenAI, provider_at: Any
+) -> None:
+    stream = provider_at().stream_chat(messages=MESSAGES)
+    assert "".join(stream).startswith("Echo: ")
+    assert "tools" not in fake_openai.requests[0].body and stream.tool_calls == []
+
+
+def test_the_fake_server_answers_tool_calls_without_streaming_too(
+    fake_openai: FakeOpenAI,
+) -> None:
+    import openai
+
+    fake_openai.enqueue(
+        Reply("", tool_calls=[ToolCallStep("delegate", {"employee": "Iris", "task": "Banner"})])
+    )
+    client = openai.OpenAI(api_key=FAKE_API_KEY, base_url=fake_openai.base_url, max_retries=0)
+    try:
+        completion = client.chat.completions.create(
+            model=FAKE_MODEL,
+            messages=[{"role": "user", "content": "Plan it"}],
+            tools=[{"type": "function", "function": {"name": "delegate", "parameters": {}}}],
+        )
+    finally:
+        client.close()
+    choice = completion.choices[0]
+    assert choice.finish_reason == "tool_calls" and choice.message.content is None
+    [call] = choice.message.tool_calls or []
+    assert call.type == "function" and call.function.name == "delegate"
+    assert call.function.arguments == '{"employee": "Iris", "task": "Banner"}'

@@ -28,7 +28,9 @@ class ScriptedProvider:
         # The verifier's findings each call carried in its prompt.
         self.calls: list[list[str]] = []
 
-    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
+    def stream_chat(
+        self, *, messages: ChatMessages, model: str | None = None, tools: Any = None
+    ) -> ChatStream:
         raise NotImplementedError
 
     def structured(

@@ -93,10 +93,10 @@ def test_a_stuck_running_mission_is_requeued_then_failed_after_its_attempts(
 def test_a_queued_mission_whose_task_was_lost_is_sent_again(
     model: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from missions import intake
+    from missions import creation
 
     channel = dm_channel(make_office(make_user()))
-    monkeypatch.setattr(intake, "mission_queue_run", lambda mission: None)  # the broker lost it
+    monkeypatch.setattr(creation, "mission_queue_run", lambda mission: None)  # the broker lost it
     accepted = instruction_accept(channel=channel, text="Lost in the broker")
     monkeypatch.undo()
     assert Mission.objects.get(pk=accepted.mission.pk).status == MissionStatus.QUEUED

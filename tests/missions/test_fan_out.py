@@ -123,7 +123,9 @@ def test_every_delegation_counts_against_the_rate_limit(
     four = " ".join(f"@{name}" for name in big_team[:4])
     assert _post(client, master.pk, f"{four} please review the plan").status_code == 202
     assert _post(client, master.pk, "Thanks").status_code == 429
-    assert Mission.objects.count() == 5
+    # The plan and its four delegations; the chief of staff's synthesis is not charged.
+    assert Mission.objects.exclude(source="synthesis").count() == 5
+    assert Mission.objects.filter(source="synthesis").count() == 1
 
 
 async def test_the_socket_refuses_too_many_follow_ups_with_its_client_id(owner: Any) -> None:

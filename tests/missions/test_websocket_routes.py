@@ -1,8 +1,11 @@
+from typing import Any
+
 import pytest
 from channels.db import database_sync_to_async
 
 from missions.models import Message, Mission
 from office.models import Channel
+from realtime.frames import server_frame
 from tests.factories import channel_of, dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.missions.helpers import frames_until, frames_until_event, of_type
@@ -77,7 +80,7 @@ async def test_a_resent_client_id_is_not_a_second_mission(model: FakeOpenAI) -> 
     assert len([r for r in model.requests if r.body.get("stream")]) == 1
 
 
-async def test_the_master_delegates_to_a_named_employee_who_reports_back(
+async def test_the_master_delegates_to_a_named_employee_and_sums_up_once(
     model: FakeOpenAI,
 ) -> None:
     user, office = await _office()
@@ -86,20 +89,35 @@ async def test_the_master_delegates_to_a_named_employee_who_reports_back(
     await socket.send_json_to(
         {"type": "instruction", "text": "@Theo estimate the API work for the launch"}
     )
-    # The report-back arrives as an event once Theo's mission is done.
-    frames = await frames_until_event(socket, "report")
-    events = [f["message"] for f in of_type(frames, "message") if f["message"]["kind"] == "event"]
+    # The plan card follows the plan over the socket until it is summed up.
+    frames: list[dict[str, Any]] = []
+    while not frames or not (
+        frames[-1]["type"] == "plan" and frames[-1]["plan"]["status"] == "done"
+    ):
+        frames.append(await socket.receive_json_from(timeout=10))
     await socket.disconnect()
-    parent = (await _missions(channel=master))[0]
+    parent = (await _missions(channel=master, source="master"))[0]
     assert parent.assignee.is_master and parent.source == "master"
-    [child] = await _missions(parent=parent)
-    assert child.source == "delegation" and child.assignee.name == "Theo"
+    [child] = await _missions(parent=parent, source="delegation")
+    assert (
+        child.assignee.name == "Theo"
+        and child.instruction == "estimate the API work for the launch"
+    )
     assert child.channel.kind == "dm" and child.status == "done"
+    [synthesis] = await _missions(parent=parent, source="synthesis")
+    assert synthesis.channel_id == master.pk and synthesis.status == "done"
+    plans = of_type(frames, "plan")
+    for frame in plans:
+        server_frame.validate_python(frame)  # a typed frame
+        assert frame["plan"]["mission"] == parent.pk
+    statuses = [f["plan"]["delegates"][0]["status"] for f in plans]
+    assert statuses[0] == "queued" and "working" in statuses and statuses[-1] == "done"
+    assert plans[-1]["plan"]["synthesis"]["mission"] == synthesis.pk
+    events = [f["message"] for f in of_type(frames, "message") if f["message"]["kind"] == "event"]
     kinds = [e["payload"]["event"] for e in events]
-    assert "delegation" in kinds and "report" in kinds
-    report = next(e for e in events if e["payload"]["event"] == "report")
-    assert report["payload"]["child_mission"] == child.pk
-    assert report["payload"]["child_channel"] == child.channel_id
+    assert "plan" in kinds and "report" not in kinds
+    done = [f for f in of_type(frames, "reply.done") if f["mission"] == synthesis.pk]
+    assert len(done) == 1
 
 
 @pytest.mark.parametrize(

@@ -193,7 +193,9 @@ class ScriptedProvider:
         self.script = list(states)
         self.findings: list[list[str]] = []
 
-    def stream_chat(self, *, messages: ChatMessages, model: str | None = None) -> ChatStream:
+    def stream_chat(
+        self, *, messages: ChatMessages, model: str | None = None, tools: Any = None
+    ) -> ChatStream:
         raise NotImplementedError
 
     def structured(

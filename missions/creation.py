@@ -1,0 +1,87 @@
+"""Creating a mission and what follows every accepted one. Shared by intake (a person's
+instruction) and planning (delegated missions, the synthesis)."""
+
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from config.celery import queue_task_on_commit
+from missions.models import MessageKind, Mission
+from missions.queueing import mission_queue_run
+from missions.timeline import message_post
+from office.models import Employee
+from sessions.models import ChatSession
+from sessions.services import session_count_mission, session_lock
+
+NOTICE_CHECK_TASK = "sessions.tasks.long_session_check_on_instruction"
+
+
+@transaction.atomic
+def mission_create(
+    *,
+    session: ChatSession,
+    assignee: Employee,
+    source: str,
+    instruction: str,
+    client_id: str = "",
+    parent: Mission | None = None,
+    at: datetime | None = None,
+    expected_output: str = "",
+    message_kind: str = MessageKind.USER,
+    message_text: str | None = None,
+    payload: dict[str, Any] | None = None,
+) -> tuple[Mission, bool]:
+    """The mission for this instruction, and whether it is new.
+
+    A `client_id` already used in the session returns the existing mission: an
+    instruction resent after a reconnect is not a second mission. The timeline shows the
+    instruction (a `message_kind` message, `message_text` in place of the instruction if
+    given, `payload` added to its own)."""
+    # The row lock orders concurrent instructions of one session, so seq has no gaps and
+    # two sends of one client_id cannot both pass the check below.
+    locked = session_lock(session=session)
+    if client_id:
+        existing = Mission.objects.filter(session=session, client_id=client_id).first()
+        if existing is not None:
+            return existing, False
+    seq = session_count_mission(session=locked)
+    session.mission_count = seq
+    created_at = at or timezone.now()
+    mission = Mission.objects.create(
+        session=session,
+        channel_id=session.channel_id,
+        seq=seq,
+        source=source,
+        assignee=assignee,
+        parent=parent,
+        instruction=instruction,
+        expected_output=expected_output,
+        client_id=client_id,
+        created_at=created_at,
+    )
+    message_post(
+        channel_id=session.channel_id,
+        session_id=session.pk,
+        mission=mission,
+        kind=message_kind,
+        text=instruction if message_text is None else message_text,
+        payload={
+            "client_id": client_id,
+            "assignee": assignee.name,
+            "seq": seq,
+            **(payload or {}),
+        },
+        created_at=created_at,
+    )
+    return mission, True
+
+
+def mission_after_accept(mission: Mission, *, run: bool = True) -> None:
+    """What follows every accepted instruction: the long-session check first, so its
+    notice lands right under the instruction rather than after the reply; then the reply
+    (unless `run` is false: a plan made from @mentions needs no model call)."""
+    queue_task_on_commit(NOTICE_CHECK_TASK, mission.pk)
+    if run:
+        mission_queue_run(mission)

@@ -1,0 +1,77 @@
+"""The plan card in a real browser: the chief of staff delegates from @mentions (the
+embedded default's offline model), the card in the master channel updates live over the
+socket, and each part links to the delegated mission in its employee's 1:1 channel, which
+reads as from the chief of staff with a link back."""
+
+import re
+from typing import Any
+
+# Importing the chat tests' helpers first applies their skip where Chromium is missing.
+from tests.browser.test_chat_in_browser import log_in, send, wait_connected
+
+from playwright.sync_api import Page, expect  # isort: skip
+
+RECORD_PLANS = """() => {
+  window.__plans = [];
+  document.addEventListener("office:frame", (event) => {
+    const frame = event.detail;
+    if (frame.type === "plan") {
+      window.__plans.push(frame.plan.delegates.map((d) => d.status).join(","));
+    }
+  });
+}"""
+
+
+def _master_channel(page: Page) -> int:
+    response = page.request.get("/api/channels")
+    assert response.ok
+    channels: list[dict[str, Any]] = response.json()
+    return next(c["id"] for c in channels if c["kind"] == "master")
+
+
+def test_the_plan_card_updates_live_and_links_to_each_delegates_channel(page: Page) -> None:
+    log_in(page)
+    master = _master_channel(page)
+    page.goto(f"/c/{master}/")
+    wait_connected(page)
+    page.evaluate(RECORD_PLANS)
+    send(page, "Spring launch plan:\n- @Iris: design the banner BR-1\n- @Theo: build the page BR-2")
+
+    card = page.locator("#timeline .plan-card").last
+    expect(card).to_be_visible()
+    parts = card.locator("li.plan-part")
+    expect(parts).to_have_count(2)
+    expect(parts.nth(0).locator(".plan-who")).to_have_text("Iris")
+    expect(parts.nth(0).locator(".plan-task")).to_have_text("design the banner BR-1")
+    expect(parts.nth(1).locator(".plan-task")).to_have_text("build the page BR-2")
+    # The parts finish and the card follows without a reload.
+    expect(card.locator(".plan-status")).to_have_text("done")
+    expect(parts.nth(0).locator(".plan-state")).to_have_text("done")
+    expect(parts.nth(1).locator(".plan-state")).to_have_text("done")
+    expect(card.locator(".plan-synthesis")).to_have_text("Summing up: done")
+    seen = page.evaluate("window.__plans")
+    # Frames arrived while the plan ran (each part at least as it started and as it
+    # ended), the last with both parts done.
+    assert len(seen) >= 4 and seen[-1] == "done,done", seen
+    assert any("working" in statuses for statuses in seen), seen
+    # One synthesis answers in the master channel, naming both.
+    summary = page.locator("#timeline li.msg.employee", has_text="The team's results")
+    expect(summary).to_have_count(1)
+    expect(summary).to_contain_text("Iris (done)")
+    expect(summary).to_contain_text("Theo (done)")
+
+    href = parts.nth(0).locator(".plan-who").get_attribute("href")
+    assert href and re.fullmatch(r"/c/\d+/#mission-\d+", href), href
+    parts.nth(0).locator(".plan-who").click()
+    page.wait_for_url(re.compile(r"/c/\d+/#mission-\d+$"))
+    expect(page.locator("#chat-title")).to_contain_text("Iris")
+    task = page.locator("#timeline li.msg.user", has_text="design the banner BR-1")
+    expect(task).to_have_count(1)
+    # Only Iris's part reached her, shown as from the chief of staff, with a way back.
+    expect(task.locator(".meta")).to_contain_text("From Avery in the master channel")
+    expect(task.locator(".body")).to_have_text("design the banner BR-1")
+    back = task.locator("a.link", has_text="Back to the master channel")
+    assert re.fullmatch(rf"/c/{master}/#mission-\d+", back.get_attribute("href") or "")
+    back.click()
+    page.wait_for_url(re.compile(rf"/c/{master}/#mission-\d+$"))
+    expect(page.locator("#timeline .plan-card").last.locator(".plan-status")).to_have_text("done")
