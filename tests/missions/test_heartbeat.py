@@ -12,7 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from llm.gateway import set_provider_override
-from missions import intake
+from missions import creation
 from missions.intake import instruction_accept
 from missions.models import Message, MessageKind, Mission, MissionStatus
 from missions.run import mission_run
@@ -36,7 +36,7 @@ def model(fake_openai: FakeOpenAI) -> Iterator[FakeOpenAI]:
 def _queued(monkeypatch: pytest.MonkeyPatch, text: str) -> Mission:
     """An accepted mission whose task has not run yet (the test runs it itself)."""
     with monkeypatch.context() as patch:
-        patch.setattr(intake, "mission_queue_run", lambda mission: None)
+        patch.setattr(creation, "mission_queue_run", lambda mission: None)
         accepted = instruction_accept(
             channel=dm_channel(make_office(make_user())), text=text, client_id="c1"
         )

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from config import throttle
 from config.celery import wait_for_background_tasks
 from llm.gateway import set_provider_override
 from memory.services import memory_item_create, memory_target
-from missions import ratelimit
 from missions.intake import instruction_accept
 from missions.lifecycle import mission_retry
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
@@ -235,7 +235,7 @@ def test_every_delegation_of_a_model_plan_counts_against_the_rate_limit(
     cache.clear()
     settings.INSTRUCTION_RATE_LIMIT = 3
     settings.INSTRUCTION_RATE_WINDOW = 60
-    monkeypatch.setattr(ratelimit, "clock", lambda: 60 * 16_666 + 20.0)
+    monkeypatch.setattr(throttle, "clock", lambda: 60 * 16_666 + 20.0)
     user = make_user()
     office = make_office(user)
     provider.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo", "Mara"])))
