@@ -5,7 +5,7 @@ import logging
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -195,16 +195,19 @@ def mission_requeue(*, mission: Mission) -> bool:
     return bool(moved)
 
 
+def _held_by(runs: dict[int, str]) -> QuerySet[Mission]:
+    """The running missions that these runs (mission id → run token) still hold."""
+    held = Q()
+    for mission_id, token in runs.items():
+        held |= Q(pk=mission_id, run_token=token)
+    return Mission.objects.filter(held, status=MissionStatus.RUNNING)
+
+
 def mission_heartbeat(*, runs: dict[int, str]) -> int:
     """The runs (mission id → run token) are alive: how many still hold their mission."""
     if not runs:
         return 0
-    held = Q()
-    for mission_id, token in runs.items():
-        held |= Q(pk=mission_id, run_token=token)
-    return Mission.objects.filter(held, status=MissionStatus.RUNNING).update(
-        heartbeat_at=timezone.now()
-    )
+    return _held_by(runs).update(heartbeat_at=timezone.now())
 
 
 def mission_hand_back(*, runs: dict[int, str]) -> int:
@@ -213,10 +216,7 @@ def mission_hand_back(*, runs: dict[int, str]) -> int:
     can no longer save anything (its token no longer holds the mission)."""
     if not runs:
         return 0
-    held = Q()
-    for mission_id, token in runs.items():
-        held |= Q(pk=mission_id, run_token=token)
-    return Mission.objects.filter(held, status=MissionStatus.RUNNING).update(
+    return _held_by(runs).update(
         status=MissionStatus.QUEUED,
         run_token="",
         started_at=None,

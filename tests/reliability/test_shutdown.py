@@ -42,9 +42,7 @@ def _session_cookie(base: str) -> str:
     return "; ".join(f"{c.name}={c.value}" for c in jar.cookiejar)
 
 
-def test_a_reply_outlives_its_socket_and_shutdown_kills_no_handler(
-    fake_openai: FakeOpenAI, tmp_path: Path
-) -> None:
+def _embedded_env(fake_openai: FakeOpenAI, tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
@@ -56,10 +54,17 @@ def test_a_reply_outlives_its_socket_and_shutdown_kills_no_handler(
         LLM_PROVIDER="openai",
         OPENAI_API_KEY=FAKE_API_KEY,
         OPENAI_BASE_URL=fake_openai.base_url,
-        OPENAI_TIMEOUT="20",
+        OPENAI_TIMEOUT="30",
+        OPENAI_MAX_ATTEMPTS="1",
         ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECRET_KEY_FILE=str(tmp_path / ".secret_key"),
         PYTHONUNBUFFERED="1",
     )
+    env.update(extra)
+    return env
+
+
+def _seed(env: dict[str, str]) -> None:
     for command in (["migrate", "-v0"], ["seed_demo"]):
         subprocess.run(
             [sys.executable, "manage.py", *command],
@@ -69,6 +74,13 @@ def test_a_reply_outlives_its_socket_and_shutdown_kills_no_handler(
             capture_output=True,
             timeout=120,
         )
+
+
+def test_a_reply_outlives_its_socket_and_shutdown_kills_no_handler(
+    fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    env = _embedded_env(fake_openai, tmp_path, OPENAI_TIMEOUT="20")
+    _seed(env)
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     web = Proc(
@@ -130,28 +142,6 @@ def test_a_reply_outlives_its_socket_and_shutdown_kills_no_handler(
 pytestmark = pytest.mark.skipif(not (BIN / "daphne").exists(), reason="needs daphne")
 
 
-def _embedded_env(fake_openai: FakeOpenAI, tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "REDIS_URL", "TASK_RUNNER") and not k.startswith("OPENAI_")
-    }
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp_path}/office.sqlite3",
-        TASK_RUNNER="thread",
-        LLM_PROVIDER="openai",
-        OPENAI_API_KEY=FAKE_API_KEY,
-        OPENAI_BASE_URL=fake_openai.base_url,
-        OPENAI_TIMEOUT="30",
-        OPENAI_MAX_ATTEMPTS="1",
-        ALLOWED_HOSTS="127.0.0.1,localhost",
-        SECRET_KEY_FILE=str(tmp_path / ".secret_key"),
-        PYTHONUNBUFFERED="1",
-        **extra,
-    )
-    return env
-
-
 def _mission_row(tmp_path: Path) -> tuple[str, int, int]:
     import sqlite3
 
@@ -170,15 +160,7 @@ def test_sigterm_hands_the_running_reply_back_and_a_restart_answers_it_once(
     fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
     env = _embedded_env(fake_openai, tmp_path, MISSION_QUEUED_RESEND_AFTER="10", SWEEP_INTERVAL="5")
-    for command in (["migrate", "-v0"], ["seed_demo"]):
-        subprocess.run(
-            [sys.executable, "manage.py", *command],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
+    _seed(env)
 
     def serve() -> tuple[Proc, str]:
         port = _free_port()
