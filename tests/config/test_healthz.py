@@ -33,13 +33,15 @@ def test_healthz_reaches_the_real_broker(settings: Any) -> None:
     assert body["checks"]["broker"] == {"ok": True, "detail": "redis"}
 
 
-def test_healthz_fails_when_the_broker_is_unreachable(
-    settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def broker_unreachable(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from config.celery import app
 
     settings.TASK_RUNNER = "celery"
     monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+
+
+def test_healthz_fails_when_the_broker_is_unreachable(broker_unreachable: None) -> None:
     response = Client().get("/healthz")
     assert response.status_code == 503
     body = response.json()
@@ -48,13 +50,7 @@ def test_healthz_fails_when_the_broker_is_unreachable(
     assert body["checks"]["database"]["ok"] is True
 
 
-def test_healthz_tells_only_staff_what_failed(
-    settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from config.celery import app
-
-    settings.TASK_RUNNER = "celery"
-    monkeypatch.setitem(app.conf, "broker_url", "redis://127.0.0.1:1/0")
+def test_healthz_tells_only_staff_what_failed(broker_unreachable: None) -> None:
     anonymous = Client().get("/healthz")
     assert anonymous.status_code == 503
     assert anonymous.json()["checks"]["broker"] == {"ok": False}
