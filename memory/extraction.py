@@ -78,7 +78,8 @@ _MEMORY_PATTERNS: list[tuple[str, re.Pattern[str], int]] = [
         "decision",
         re.compile(
             r"\b(?:we(?:'ve| have)? decided|we agreed|let'?s (?:switch|go with|use|move|drop|"
-            r"stick with|keep)|we(?:'ll| will) (?:go with|switch|use)|switch(?:ing)? to\b.*"
+            r"stick with|keep)|we(?:'ll| will) (?:go with|switch|use)|we(?:'re| are) (?:(?:moving|"
+            r"switching|migrating)\b.*\b(?:to|off|instead)|dropping)|switch(?:ing)? to\b.*"
             r"\binstead of)\b",
             re.I,
         ),

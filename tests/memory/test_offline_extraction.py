@@ -181,3 +181,29 @@ def test_one_statement_retires_every_item_it_replaces() -> None:
     for old in (fact, decision):
         old.refresh_from_db()
         assert not old.active and old.superseded_by_id == newer.pk
+
+
+def test_moving_off_a_decided_host_retires_the_old_decision() -> None:
+    office = make_office()
+    channel = dm_channel(office, "Mara")
+    instruction_accept(
+        channel=channel,
+        text="Theo confirmed this morning: we decided to host the marketing site, the docs and "
+        "the waitlist on Fly.io. What does that mean for the landing page?",
+    )
+    instruction_accept(
+        channel=channel,
+        text="Heads-up from Theo: we're moving the marketing site, the docs and the waitlist "
+        "off Fly.io to Hetzner instead. What changes for us?",
+    )
+    live = list(
+        MemoryItem.objects.filter(office=office, active=True).values_list("text", flat=True)
+    )
+    assert any("Hetzner" in text for text in live)
+    assert not any("Fly.io" in text and "Hetzner" not in text for text in live)
+    old = MemoryItem.objects.get(office=office, text__contains="on Fly.io")
+    assert not old.active and old.superseded_by is not None
+
+
+def test_moving_fast_is_no_decision() -> None:
+    assert _extracted("We are moving fast on this one, thanks.") == []
