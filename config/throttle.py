@@ -33,12 +33,16 @@ class Window:
     limit: int
     seconds: int
 
+    def start(self, now: float) -> float:
+        """When the window holding `now` began (a Unix time)."""
+        return int(now // self.seconds) * self.seconds
+
     def key(self, who: str, *, now: float | None = None) -> str:
         index = int((clock() if now is None else now) // self.seconds)
         return f"throttle:{self.scope}:{who}:{index}"
 
     def retry_after(self, now: float) -> int:
-        return max(1, int((int(now // self.seconds) + 1) * self.seconds - now + 0.999))
+        return max(1, int(self.start(now) + self.seconds - now + 0.999))
 
 
 def charge(*, key: str, cost: int, limit: int, timeout: int) -> int:

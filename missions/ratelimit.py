@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 
 from config import throttle
-from config.throttle import Verdict, charge
+from config.throttle import Verdict, Window, charge
 from missions.models import Mission, MissionSource
 
 logger = logging.getLogger(__name__)
@@ -26,24 +26,29 @@ logger = logging.getLogger(__name__)
 
 def instruction_allowed(*, user_id: int, cost: int = 1) -> Verdict:
     """Whether `user_id` may create `cost` more missions now; if so, they are counted."""
-    limit, window = settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW
-    if limit <= 0:
+    window = Window(
+        "instruction", settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW
+    )
+    if window.limit <= 0:
         return Verdict(True)
     now = throttle.clock()
-    index = int(now // window)
-    key = f"ratelimit:instruction:{user_id}:{index}"
     try:
-        used = charge(key=key, cost=cost, limit=limit, timeout=window + 5)
+        used = charge(
+            key=window.key(str(user_id), now=now),
+            cost=cost,
+            limit=window.limit,
+            timeout=window.seconds + 5,
+        )
     except Exception as exc:
         logger.warning(
             "rate-limit cache unreachable (%s); counting user %s's missions in the database",
             exc,
             user_id,
         )
-        used = _created_since(user_id=user_id, start=index * window) + cost
-    if used <= limit:
+        used = _created_since(user_id=user_id, start=window.start(now)) + cost
+    if used <= window.limit:
         return Verdict(True)
-    return Verdict(False, retry_after=max(1, int((index + 1) * window - now + 0.999)))
+    return Verdict(False, retry_after=window.retry_after(now))
 
 
 def _created_since(*, user_id: int, start: float) -> int:
