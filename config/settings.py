@@ -374,8 +374,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    # One line per task run is noise; failures are still logged at ERROR.
-    "loggers": {"celery.app.trace": {"level": "WARNING"}},
+    # One line per task run or per model request is noise (and CPU on a busy process);
+    # failures are still logged at WARNING and ERROR.
+    "loggers": {
+        name: {"level": "WARNING"} for name in ("celery.app.trace", "httpx", "httpx2", "httpcore")
+    },
     "root": {
         "handlers": ["console"],
         "level": env_choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")).upper(),

@@ -1,33 +1,40 @@
 """The model provider for OpenAI and any server that speaks its chat completions API.
 
 Retries belong to the SDK alone: it already backs off, honours Retry-After and retries only
-what is safe to retry, so a loop of our own on top would multiply the attempt bound."""
+what is safe to retry, so a loop of our own on top would multiply the attempt bound.
+
+Requests go through the SDK's client (`post`: auth, retries, timeouts, errors) with bodies
+built here, and answers are read as the JSON the server sent. The SDK's typed layer walks
+every message of the request through its TypedDicts and builds a model object for every
+streamed chunk: measured on the mission path, that was about a fifth of the CPU of a reply
+and its memory extraction, for bodies that are already plain JSON in the chat-completions
+shape (DESIGN.md §8: many replies share one process)."""
 
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import logging
 import math
 import time
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, cast
+from typing import Any, cast
 
 import openai
 import pydantic
 from django.conf import settings
+from openai.lib._parsing._completions import type_to_response_format_param
 
 from llm.base import ChatMessages, ChatStream, ProviderError, T, Tool, ToolCall, Usage
-
-if TYPE_CHECKING:
-    from openai.types import CompletionUsage
-    from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolParam
 
 log = logging.getLogger(__name__)
 
 # A server that cannot even accept the connection within a few seconds is down; there is
 # no point waiting the whole read timeout for it.
 CONNECT_TIMEOUT_CAP = 5.0
+COMPLETIONS = "/chat/completions"
+SHAPE = "The model server sent a response in an unknown shape."
 
 
 class OpenAIProvider:
@@ -82,33 +89,31 @@ class OpenAIProvider:
     def stream_chat(
         self, *, messages: ChatMessages, model: str | None = None, tools: list[Tool] | None = None
     ) -> ChatStream:
+        body: dict[str, Any] = {
+            "model": model or self.model,
+            "messages": messages,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            body["tools"] = [_sdk_tool(t) for t in tools]
         # The request is sent here, not on first iteration, so that failures before the
         # first byte (which the SDK retries) surface at the call site.
         try:
-            if tools:
-                stream = self._client.chat.completions.create(
-                    model=model or self.model,
-                    messages=_sdk_messages(messages),
-                    stream=True,
-                    stream_options={"include_usage": True},
-                    tools=[_sdk_tool(t) for t in tools],
-                )
-            else:
-                stream = self._client.chat.completions.create(
-                    model=model or self.model,
-                    messages=_sdk_messages(messages),
-                    stream=True,
-                    stream_options={"include_usage": True},
-                )
+            stream = self._client.post(
+                COMPLETIONS,
+                body=body,
+                cast_to=object,
+                stream=True,
+                stream_cls=openai.Stream[object],
+            )
         except Exception as exc:
             raise self._provider_error(exc) from None
         result = ChatStream(pieces=iter(()))
         result.pieces = self._pieces(stream, result)
         return result
 
-    def _pieces(
-        self, stream: openai.Stream[openai.types.chat.ChatCompletionChunk], result: ChatStream
-    ) -> Iterator[str]:
+    def _pieces(self, stream: openai.Stream[object], result: ChatStream) -> Iterator[str]:
         # Failures once text has flowed are not retried by the SDK (nor could they be:
         # the caller has already shown part of the reply), so they only need translating.
         chunks = 0
@@ -118,22 +123,29 @@ class OpenAIProvider:
         try:
             with stream:
                 for chunk in stream:
+                    if not isinstance(chunk, dict):
+                        raise ProviderError("bad_output", SHAPE)
                     chunks += 1
-                    if chunk.usage is not None:
-                        _fill_usage(result.usage, chunk.usage)
-                    for choice in chunk.choices:
-                        for piece in choice.delta.tool_calls or ():
-                            call = calls.setdefault(piece.index, ToolCall("", "", ""))
-                            if piece.id:
-                                call.id = piece.id
-                            if piece.function is not None:
-                                call.name += piece.function.name or ""
-                                call.arguments += piece.function.arguments or ""
+                    usage = chunk.get("usage")
+                    if usage:
+                        _fill_usage(result.usage, usage)
+                    for choice in chunk.get("choices") or ():
+                        delta = choice.get("delta") or {}
+                        for piece in delta.get("tool_calls") or ():
+                            index = int(piece.get("index", 0))
+                            call = calls.setdefault(index, ToolCall("", "", ""))
+                            if piece.get("id"):
+                                call.id = piece["id"]
+                            function = piece.get("function") or {}
+                            call.name += function.get("name") or ""
+                            call.arguments += function.get("arguments") or ""
                         # A refusal is the reply the person gets to read, so it streams
                         # like content rather than ending in an empty answer.
-                        text = choice.delta.content or choice.delta.refusal
+                        text = delta.get("content") or delta.get("refusal")
                         if text:
-                            yield text
+                            yield str(text)
+        except ProviderError:
+            raise
         except Exception as exc:
             raise self._provider_error(exc) from None
         if chunks == 0:
@@ -145,25 +157,43 @@ class OpenAIProvider:
     def structured(
         self, *, messages: ChatMessages, schema: type[T], model: str | None = None
     ) -> tuple[T, Usage]:
+        body = {
+            "model": model or self.model,
+            "messages": messages,
+            "response_format": response_format(schema),
+        }
         try:
-            completion = self._client.chat.completions.parse(
-                model=model or self.model,
-                messages=_sdk_messages(messages),
-                response_format=schema,
-            )
+            completion = self._client.post(COMPLETIONS, body=body, cast_to=object)
         except Exception as exc:
             raise self._provider_error(exc) from None
+        if not isinstance(completion, dict):
+            raise ProviderError("bad_output", SHAPE)
         usage = Usage()
-        if completion.usage is not None:
-            _fill_usage(usage, completion.usage)
-        if not completion.choices:
+        if completion.get("usage"):
+            _fill_usage(usage, completion["usage"])
+        choices = completion.get("choices")
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise ProviderError("bad_output", "The model returned no answer.")
-        message = completion.choices[0].message
-        if message.refusal:
+        choice = choices[0]
+        finish = choice.get("finish_reason")
+        if finish == "length":
+            raise ProviderError(
+                "bad_output", "The model's answer was cut off before it was complete."
+            )
+        if finish == "content_filter":
+            raise ProviderError(
+                "bad_output", "The model's answer was withheld by its content filter."
+            )
+        message = choice.get("message") or {}
+        if message.get("refusal"):
             raise ProviderError("bad_output", "The model refused to answer.")
-        if message.parsed is None:
+        content = message.get("content")
+        if not content or not isinstance(content, str):
             raise ProviderError("bad_output", "The model returned an empty answer.")
-        return message.parsed, usage
+        try:
+            return schema.model_validate_json(content), usage
+        except pydantic.ValidationError as exc:
+            raise self._provider_error(exc) from None
 
     def _provider_error(self, exc: Exception) -> ProviderError:
         error = _translate(exc, timeout=self.timeout)
@@ -185,13 +215,14 @@ class OpenAIProvider:
         return error
 
 
-def _sdk_messages(messages: ChatMessages) -> list[ChatCompletionMessageParam]:
-    # The prompts build plain dicts in the chat-completions shape; the SDK's TypedDicts
-    # describe the same thing.
-    return cast("list[ChatCompletionMessageParam]", messages)
+@functools.cache
+def response_format(schema: type[pydantic.BaseModel]) -> dict[str, Any]:
+    """The `response_format` the SDK's parse helper would send for `schema` (strict JSON
+    schema, named after the model), built once per schema rather than on every call."""
+    return cast(dict[str, Any], type_to_response_format_param(schema))
 
 
-def _sdk_tool(tool: Tool) -> ChatCompletionToolParam:
+def _sdk_tool(tool: Tool) -> dict[str, Any]:
     return {
         "type": "function",
         "function": {
@@ -202,12 +233,14 @@ def _sdk_tool(tool: Tool) -> ChatCompletionToolParam:
     }
 
 
-def _fill_usage(usage: Usage, reported: CompletionUsage) -> None:
-    usage.prompt_tokens = reported.prompt_tokens
-    usage.completion_tokens = reported.completion_tokens
-    details = reported.prompt_tokens_details
+def _fill_usage(usage: Usage, reported: Any) -> None:
+    if not isinstance(reported, dict):
+        return
+    usage.prompt_tokens = int(reported.get("prompt_tokens") or 0)
+    usage.completion_tokens = int(reported.get("completion_tokens") or 0)
+    details = reported.get("prompt_tokens_details")
     # Servers without prompt caching leave the details (or the count) out entirely.
-    usage.cached_tokens = (details.cached_tokens or 0) if details is not None else 0
+    usage.cached_tokens = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
 
 
 def _translate(exc: Exception, *, timeout: float) -> ProviderError | None:
@@ -224,7 +257,7 @@ def _translate(exc: Exception, *, timeout: float) -> ProviderError | None:
     if isinstance(exc, openai.ContentFilterFinishReasonError):
         return ProviderError("bad_output", "The model's answer was withheld by its content filter.")
     if isinstance(exc, openai.APIResponseValidationError):
-        return ProviderError("bad_output", "The model server sent a response in an unknown shape.")
+        return ProviderError("bad_output", SHAPE)
     if isinstance(exc, pydantic.ValidationError):
         # Raised by the parse helper when the content is not JSON or does not fit the schema.
         return ProviderError("bad_output", "The model's answer did not match the expected format.")
