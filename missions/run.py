@@ -96,10 +96,11 @@ def _answer(*, mission_id: int, run_token: str) -> None:
                 messages=context.messages, model=mission.assignee.model or None
             )
         # Pieces are sent in small batches: a model streams many tiny tokens, and one
-        # channel-layer message each would cost more than the text it carries.
+        # channel-layer message each would cost more than the text it carries. The first
+        # piece goes out as soon as it arrives: the person waits for it.
         batch: list[str] = []
         index = 0
-        last_sent = time.monotonic()
+        last_sent = time.monotonic() - DELTA_INTERVAL
         for piece in stream:
             if stopping():
                 return  # handed back to the queue: a restart answers it
