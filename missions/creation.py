@@ -4,6 +4,7 @@ instruction) and planning (delegated missions, the synthesis)."""
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -81,7 +82,13 @@ def mission_create(
 def mission_after_accept(mission: Mission, *, run: bool = True) -> None:
     """What follows every accepted instruction: the long-session check first, so its
     notice lands right under the instruction rather than after the reply; then the reply
-    (unless `run` is false: a plan made from @mentions needs no model call)."""
-    queue_task_on_commit(NOTICE_CHECK_TASK, mission.pk)
+    (unless `run` is false: a plan made from @mentions needs no model call).
+
+    The check is queued only from the mission that can cross the threshold: `seq` is
+    the session's mission count right after this mission was counted (under the
+    session's row lock), so a smaller one cannot be the 20th; a concurrent instruction
+    that crosses it has its own check."""
+    if mission.seq >= settings.LONG_SESSION_MISSIONS:
+        queue_task_on_commit(NOTICE_CHECK_TASK, mission.pk)
     if run:
         mission_queue_run(mission)
