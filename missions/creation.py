@@ -19,7 +19,8 @@ from sessions.services import session_count_mission, session_lock
 NOTICE_CHECK_TASK = "sessions.tasks.long_session_check_on_instruction"
 
 
-@transaction.atomic
+# No savepoint of its own inside a caller's transaction: a failure here fails the caller.
+@transaction.atomic(savepoint=False)
 def mission_create(
     *,
     session: ChatSession,

@@ -151,7 +151,12 @@ def instruction_accept(
             f"{channel.employee.name} has retired: this channel is read-only. "
             "Give the work to someone else.",
         )
-    employees = list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
+    # A 1:1 instruction that names nobody is routed without the office's employees.
+    employees = (
+        list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
+        if channel.kind != ChannelKind.DM or "@" in text
+        else []
+    )
     route = route_instruction(channel=channel, text=text, employees=employees)
     _check_fan_out(route)
     if user_id is not None:

@@ -78,7 +78,7 @@ def mission_complete(
         session_id=mission.session_id,
         mission=mission,
         kind=MessageKind.EMPLOYEE,
-        author_id=mission.assignee_id,
+        author=mission.assignee,
         text=reply,
         payload={"seq": mission.seq},
         created_at=finished_at,

@@ -4,6 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from missions.models import Message, MessageKind, Mission
+from office.models import Employee
 from realtime.events import send_frame_on_commit
 from realtime.frames import MessageData, MessageFrame, NoticeFrame
 
@@ -37,16 +38,21 @@ def message_post(
     payload: dict[str, Any],
     mission: Mission | None = None,
     author_id: int | None = None,
+    author: Employee | None = None,
     created_at: datetime | None = None,
 ) -> Message:
-    """Save a timeline entry; its frame goes out once the transaction commits."""
-    extra = {"created_at": created_at} if created_at is not None else {}
+    """Save a timeline entry; its frame goes out once the transaction commits. Pass
+    `author` when it is at hand (its name goes into the frame without a query)."""
+    extra: dict[str, Any] = {"created_at": created_at} if created_at is not None else {}
+    if author is not None:
+        extra["author"] = author
+    else:
+        extra["author_id"] = author_id
     message = Message.objects.create(
         channel_id=channel_id,
         session_id=session_id,
         mission=mission,
         kind=kind,
-        author_id=author_id,
         text=text,
         payload=payload,
         **extra,

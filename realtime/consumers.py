@@ -68,10 +68,53 @@ def _login_alive(scope: dict[str, Any]) -> bool:
     return str(stored.get("_auth_user_id")) == str(scope["user"].pk)
 
 
-def _accept(channel: Channel, frame: InstructionFrame, user_id: int) -> Accepted:
+def _accept(
+    scope: dict[str, Any], channel: Channel, frame: InstructionFrame, user_id: int
+) -> Accepted | None:
+    """Save the instruction of a person still logged in; None (nothing saved) if not."""
+    if not _login_alive(scope):
+        return None
     return instruction_accept(
         channel=channel, text=frame.text, client_id=frame.client_id, user_id=user_id
     )
+
+
+def _parse(text_data: str | None) -> InstructionFrame | SessionNewFrame | PongFrame | ErrorFrame:
+    """The client's frame, or the error frame that answers it (sent only once the login
+    is known to hold: a logged-out socket speaks no more). Touches no database."""
+    if text_data is None:
+        return ErrorFrame(code="binary_not_supported", message="Frames must be JSON text.")
+    if len(text_data.encode(errors="surrogatepass")) > settings.MAX_FRAME_BYTES:
+        return ErrorFrame(
+            code="frame_too_large",
+            message=f"Frames are limited to {settings.MAX_FRAME_BYTES} bytes.",
+        )
+    try:
+        raw = json.loads(text_data)
+    except (ValueError, RecursionError):
+        # RecursionError: nested deeper than the parser goes ([[[[…]]]]).
+        return ErrorFrame(code="bad_json", message="The frame is not valid JSON.")
+    if not isinstance(raw, dict) or raw.get("type") not in CLIENT_FRAME_TYPES:
+        return ErrorFrame(
+            code="unknown_type",
+            message=f"Unknown frame type; expected one of {', '.join(CLIENT_FRAME_TYPES)}.",
+        )
+    try:
+        frame = client_frame.validate_python(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        if first["type"] == BAD_TEXT:
+            client_id = raw.get("client_id")
+            return ErrorFrame(
+                code=BAD_TEXT,
+                message=first["msg"],
+                client_id=client_id if isinstance(client_id, str) else None,
+            )
+        where = ".".join(str(p) for p in first["loc"][1:]) or "frame"
+        return ErrorFrame(code="bad_frame", message=f"{where}: {first['msg']}")
+    if isinstance(frame, InstructionFrame | SessionNewFrame):
+        return frame
+    return PongFrame()
 
 
 def _timeline_from(channel: Channel, message_id: int) -> list[dict[str, Any]]:
@@ -198,49 +241,18 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.channel is None:
             return
+        parsed = _parse(text_data)
+        if isinstance(parsed, InstructionFrame):
+            # The login check and the save share one trip to the database thread.
+            await self.on_instruction(parsed)
+            return
         if not await database_sync_to_async(_login_alive)(self.scope):
-            # Logged out elsewhere (or the session expired): this socket speaks no more.
             await self.close(code=CLOSE_LOGGED_OUT)
             return
-        if text_data is None:
-            await self.send_error("binary_not_supported", "Frames must be JSON text.")
-            return
-        if len(text_data.encode(errors="surrogatepass")) > settings.MAX_FRAME_BYTES:
-            await self.send_error(
-                "frame_too_large", f"Frames are limited to {settings.MAX_FRAME_BYTES} bytes."
-            )
-            return
-        try:
-            raw = json.loads(text_data)
-        except (ValueError, RecursionError):
-            # RecursionError: nested deeper than the parser goes ([[[[…]]]]).
-            await self.send_error("bad_json", "The frame is not valid JSON.")
-            return
-        if not isinstance(raw, dict) or raw.get("type") not in CLIENT_FRAME_TYPES:
-            await self.send_error(
-                "unknown_type",
-                f"Unknown frame type; expected one of {', '.join(CLIENT_FRAME_TYPES)}.",
-            )
-            return
-        try:
-            frame = client_frame.validate_python(raw)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            if first["type"] == BAD_TEXT:
-                client_id = raw.get("client_id")
-                await self.send_error(
-                    BAD_TEXT,
-                    first["msg"],
-                    client_id=client_id if isinstance(client_id, str) else None,
-                )
-                return
-            where = ".".join(str(p) for p in first["loc"][1:]) or "frame"
-            await self.send_error("bad_frame", f"{where}: {first['msg']}")
-            return
-        if isinstance(frame, InstructionFrame):
-            await self.on_instruction(frame)
-        elif isinstance(frame, SessionNewFrame):
-            await self.on_session_new(frame)
+        if isinstance(parsed, ErrorFrame):
+            await self.send_json(frame_json(parsed))
+        elif isinstance(parsed, SessionNewFrame):
+            await self.on_session_new(parsed)
         else:
             await self.send_json(frame_json(PongFrame()))
 
@@ -248,7 +260,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         assert self.channel is not None
         try:
             accepted = await database_sync_to_async(_accept)(
-                self.channel, frame, self.scope["user"].pk
+                self.scope, self.channel, frame, self.scope["user"].pk
             )
         except InstructionRejected as exc:
             # The client_id tells the page which send was refused, so it can give the
@@ -256,6 +268,9 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             await self.send_error(
                 exc.code, exc.message, client_id=frame.client_id, retry_after=exc.retry_after
             )
+            return
+        if accepted is None:
+            await self.close(code=CLOSE_LOGGED_OUT)
             return
         if not self.in_group:
             # The layer is down, so no event reaches this socket: show the sender what

@@ -19,8 +19,9 @@ from tests.factories import add_finished_missions, dm_channel, make_office
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Claim (1), read the mission with its session, channel, office and assignee (1), load its
-# context (9: nothing to recall or rank here), nothing to mark used, then complete (5).
-RUN_QUERIES = 16
+# context (9: nothing to recall or rank here), nothing to mark used, then complete (4: the
+# reply's author is the assignee read with the mission).
+RUN_QUERIES = 15
 # Begin, save the mission, save the reply message, read its author for the frame, commit.
 COMPLETE_QUERIES = 5
 
