@@ -1,9 +1,17 @@
 """Memory extraction (DESIGN.md §5): after a mission, durable items it taught are
 proposed and remembered. A model with structured output proposes them; without one
-(the offline provider), explicit patterns such as "remember …" and "always …" do."""
+(the offline provider), explicit patterns such as "remember …" and "always …" do.
+
+When: a mission whose person says outright that something is to be kept ("remember …",
+"always …", "we decided …", "기억해 …", "항상 …", "…하기로 했다") is extracted as soon as
+it is answered, so the rest of the office knows at once. Every other mission waits until
+it is folded — until then it is in full in its channel's detail window — and the missions
+of one fold are extracted together, in one structured call per `FOLD_BATCH`, instead of
+one model call per mission."""
 
 import re
 
+from django.conf import settings
 from pydantic import BaseModel, Field
 
 from language.analysis import terms
@@ -29,6 +37,20 @@ class MemoryCandidates(BaseModel):
     items: list[MemoryCandidate] = Field(default_factory=list)
 
 
+class FoldedCandidate(BaseModel):
+    model_config = STRICT_OUTPUT
+
+    mission: int = Field(description="The number (#) of the mission it comes from.")
+    kind: str = Field(description="preference, fact, rule or decision")
+    text: str = Field(description="The durable statement, self-contained.")
+
+
+class FoldedCandidates(BaseModel):
+    model_config = STRICT_OUTPUT
+
+    items: list[FoldedCandidate] = Field(default_factory=list)
+
+
 EXTRACT_SYSTEM = (
     "From one finished mission of a work conversation, list the durable facts worth "
     "remembering across conversations: the person's preferences, company facts, standing "
@@ -44,6 +66,33 @@ EXTRACT_SYSTEM = (
 # one. A paraphrase of what they said keeps some of their words ("Write it in English" →
 # "Reports go out in English"); a rule taken from the reply or the material keeps none.
 OWN_WORDS_SUPPORT = 0.25
+
+
+FOLDED_SYSTEM = (
+    EXTRACT_SYSTEM.replace(
+        "From one finished mission", "From several finished missions, each headed by its number,"
+    )
+    + " Give every item the number of the mission it comes from."
+)
+# What of a reply goes into a batched extraction: the person's words are the source of
+# rules and preferences; the reply is context for facts and decisions.
+FOLDED_REPLY_CHARS = 1_500
+# Explicit signs in the person's own words that something durable is being said.
+_MARKERS = re.compile(
+    r"\b(?:remember|always|never|from now on|going forward|(?:i|we) prefer|prefer(?:ably|red)?|"
+    r"decided|agreed|our (?:rule|policy|price|pricing|company|product|customers?|target))\b"
+    r"|기억|항상|절대|반드시|무조건|앞으로|선호|결정|하기로|확정|정했|규칙|원칙",
+    re.I,
+)
+
+
+def extract_at_once(instruction: str) -> bool:
+    """Whether a mission is extracted as soon as it is answered (see the module's text);
+    False: with its fold."""
+    words = own_words(instruction)
+    return bool(words) and (
+        bool(_MARKERS.search(words)) or bool(pattern_candidates(instruction).items)
+    )
 
 
 def extract_messages(*, instruction: str, reply: str) -> ChatMessages:
@@ -168,9 +217,30 @@ def memory_extract_from_mission(*, mission_id: int) -> list[tuple[int, str]]:
         )
     except ProviderError:
         return []
+    return _remember(mission, candidates.items)
+
+
+def folded_messages(missions: list[Mission]) -> ChatMessages:
+    parts = []
+    for mission in missions:
+        reply = mission.reply
+        if len(reply) > FOLDED_REPLY_CHARS:
+            reply = reply[:FOLDED_REPLY_CHARS] + " …"
+        parts.append(
+            f"Mission #{mission.seq}\nThe person's own words: {own_words(mission.instruction)}\n"
+            f"The assistant's reply (context only, not a source of rules or preferences): "
+            f"{reply}"
+        )
+    return [
+        {"role": "system", "content": FOLDED_SYSTEM},
+        {"role": "user", "content": "\n\n".join(parts)},
+    ]
+
+
+def _remember(mission: Mission, candidates: list[MemoryCandidate]) -> list[tuple[int, str]]:
     target = extraction_target(mission)
     results = []
-    for candidate in candidates.items:
+    for candidate in candidates:
         kind = candidate.kind.strip().lower()
         if kind not in MemoryKind.values:
             continue
@@ -185,4 +255,51 @@ def memory_extract_from_mission(*, mission_id: int) -> list[tuple[int, str]]:
         except MemoryRejected:
             continue
         results.append((item.pk, outcome))
+    return results
+
+
+def memory_extract_folded(*, mission_ids: list[int]) -> list[tuple[int, str]]:
+    """What the missions of one fold taught, those not extracted when they were answered
+    (`extract_at_once`), in one structured call per `FOLD_BATCH` missions of a session.
+    A candidate counts for the mission it names, and a rule or preference only if that
+    mission's person said it. The offline provider has nothing to add: its patterns ran
+    when the missions were answered."""
+    provider = get_provider()
+    if not provider.structured_output:
+        return []
+    missions = [
+        m
+        for m in Mission.objects.select_related("channel__office", "assignee")
+        .filter(pk__in=mission_ids, status="done")
+        .order_by("channel_id", "session_id", "seq")
+        if own_words(m.instruction) and not extract_at_once(m.instruction)
+    ]
+    size = max(int(settings.FOLD_BATCH), 1)
+    sessions: dict[int, list[Mission]] = {}
+    for mission in missions:
+        sessions.setdefault(mission.session_id, []).append(mission)
+    results: list[tuple[int, str]] = []
+    # A fold is one session's; numbers (#seq) name missions within a session.
+    for batch_of_session in sessions.values():
+        for start in range(0, len(batch_of_session), size):
+            results += _extract_batch(provider, batch_of_session[start : start + size])
+    return results
+
+
+def _extract_batch(provider: Provider, batch: list[Mission]) -> list[tuple[int, str]]:
+    try:
+        candidates, _usage = provider.structured(
+            messages=folded_messages(batch), schema=FoldedCandidates
+        )
+    except ProviderError:
+        return []
+    results: list[tuple[int, str]] = []
+    for mission in batch:
+        words = set(terms(own_words(mission.instruction)))
+        own = [
+            MemoryCandidate(kind=c.kind, text=c.text)
+            for c in candidates.items
+            if c.mission == mission.seq
+        ]
+        results += _remember(mission, [c for c in own if _said_by_the_person(c, words)])
     return results

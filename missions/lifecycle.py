@@ -10,6 +10,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
+from memory.extraction import extract_at_once
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
@@ -104,7 +105,9 @@ def mission_complete(
         # decides whether it needs a late fold.
         queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
     queue_task_on_commit("summaries.tasks.summary_fold", mission.session_id)
-    queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
+    if extract_at_once(mission.instruction):
+        # Said to be kept: remembered now. The rest is extracted with its fold.
+        queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
     queue_task_on_commit("context.tasks.passages_index", mission.pk)
     return message
 

@@ -7,10 +7,11 @@ import logging
 
 from django.db import transaction
 
+from config.celery import queue_task_on_commit
 from llm.base import Provider, ProviderError
 from missions.models import Mission
 from summaries.extractive import extractive_fold
-from summaries.models import RollingSummary, SummaryRevision
+from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.prompts import fold_messages
 from summaries.render import Ref, render_summary
 from summaries.schemas import FoldMission, SummaryItem, SummaryState
@@ -141,4 +142,8 @@ def fold_commit(
             verifier_report={**report.as_json(), "attempts": attempts},
             provider=producer,
         )
+        if folded_ids and kind in (RevisionKind.FOLD, RevisionKind.CARRY_OVER):
+            # These missions leave the prompt's full detail: what they taught long-term
+            # memory is extracted now, together (a re-fold or a rollback teaches nothing new).
+            queue_task_on_commit("memory.tasks.memory_extract_folded", folded_ids)
     return True

@@ -26,14 +26,18 @@ RUN_QUERIES = 15
 COMPLETE_QUERIES = 5
 
 
-def _queued_mission(missions: int, monkeypatch: pytest.MonkeyPatch) -> tuple[Mission, list[Any]]:
+def _queued_mission(
+    missions: int,
+    monkeypatch: pytest.MonkeyPatch,
+    instruction: str = "Draft the next part of the plan",
+) -> tuple[Mission, list[Any]]:
     session = session_get_or_open_current(channel=dm_channel(make_office()))
     add_finished_missions(session, missions)
     mission, _ = mission_create(
         session=session,
         assignee=session.channel.employee,  # type: ignore[arg-type]
         source=MissionSource.DM,
-        instruction="Draft the next part of the plan",
+        instruction=instruction,
     )
     queued: list[Any] = []
     # The follow-up tasks (fold, memory extraction, recall index) are queued, not run, so
@@ -53,10 +57,35 @@ def test_running_a_reply_takes_a_pinned_number_of_queries(
     assert mission.status == MissionStatus.DONE
     assert [task for task, *_ in queued] == [
         "summaries.tasks.summary_fold",
-        "memory.tasks.memory_extract_from_mission",
         "context.tasks.passages_index",
     ]
     assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "extracted_now"),
+    [
+        ("Draft the next part of the plan", False),
+        ("Remember: our price is $29.99 a month. Draft the next part", True),
+        ("We decided to launch in Lisbon; draft the invite", True),
+        ("다음 계획 초안을 써 줘", False),
+        ("앞으로 보고서는 항상 한국어로 써 줘", True),
+        ("출시일은 3월 14일로 하기로 했어요. 공지 초안 부탁해요", True),
+        ('Translate this: "Always remember the Alamo"', False),
+    ],
+)
+def test_memory_is_extracted_at_once_only_from_what_the_person_says_to_keep(
+    instruction: str, extracted_now: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mission, queued = _queued_mission(3, monkeypatch, instruction)
+    mission_run(mission_id=mission.pk)
+    # The rest is extracted with its fold (tests/memory/test_folded_extraction.py).
+    extraction = ["memory.tasks.memory_extract_from_mission"] if extracted_now else []
+    assert [task for task, *_ in queued] == [
+        "summaries.tasks.summary_fold",
+        *extraction,
+        "context.tasks.passages_index",
+    ]
 
 
 @pytest.mark.parametrize("missions", [10, 60])

@@ -1,5 +1,5 @@
-"""The JSON schemas sent for folds (SummaryState) and memory extraction (MemoryCandidates)
-are ones OpenAI's strict structured output accepts: no `default` anywhere, every property
+"""The JSON schemas sent for folds (SummaryState) and memory extraction (MemoryCandidates,
+and FoldedCandidates for the missions of one fold) are ones OpenAI's strict structured output accepts: no `default` anywhere, every property
 required, `additionalProperties: false` on every object. Checked on the request body the
 real openai SDK sends to the local OpenAI-compatible server, not on our own rendering of
 the schema (the SDK builds it with `to_strict_json_schema`, which keeps non-null defaults)."""
@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from llm.openai_provider import OpenAIProvider
-from memory.extraction import MemoryCandidate, MemoryCandidates, propose_candidates
+from memory.extraction import (
+    FoldedCandidate,
+    FoldedCandidates,
+    MemoryCandidate,
+    MemoryCandidates,
+    propose_candidates,
+)
 from summaries.folding import fold_propose
 from summaries.schemas import Decision, DroppedMission, FoldMission, SummaryItem, SummaryState
 from tests.fake_openai import FakeOpenAI, Reply
@@ -108,6 +114,22 @@ def test_the_extraction_schema_the_sdk_sends_is_strict(
 
     assert result == candidates
     assert_strict(_sent_schema(fake_openai, "MemoryCandidates"))
+
+
+def test_the_schema_of_a_folds_extraction_is_strict(
+    fake_openai: FakeOpenAI, provider: OpenAIProvider
+) -> None:
+    candidates = FoldedCandidates(
+        items=[FoldedCandidate(mission=3, kind="fact", text="출시일은 3월 14일")]
+    )
+    fake_openai.enqueue(Reply(candidates.model_dump_json()))
+
+    result, _ = provider.structured(
+        messages=[{"role": "user", "content": "Mission #3"}], schema=FoldedCandidates
+    )
+
+    assert result == candidates
+    assert_strict(_sent_schema(fake_openai, "FoldedCandidates"))
 
 
 def test_python_side_defaults_are_kept() -> None:
