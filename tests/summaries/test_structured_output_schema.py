@@ -1,8 +1,9 @@
 """The JSON schemas sent for folds (SummaryState) and memory extraction (MemoryCandidates,
-and FoldedCandidates for the missions of one fold) are ones OpenAI's strict structured output accepts: no `default` anywhere, every property
-required, `additionalProperties: false` on every object. Checked on the request body the
-real openai SDK sends to the local OpenAI-compatible server, not on our own rendering of
-the schema (the SDK builds it with `to_strict_json_schema`, which keeps non-null defaults)."""
+and FoldedCandidates for the missions of one fold) are ones OpenAI's strict structured
+output accepts: no `default` anywhere, every property required, `additionalProperties:
+false` on every object. Checked on the request body the real openai SDK sends to the local
+OpenAI-compatible server, not on our own rendering of the schema (the SDK builds it with
+`to_strict_json_schema`, which keeps non-null defaults)."""
 
 from collections.abc import Iterator
 from datetime import UTC, datetime
