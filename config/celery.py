@@ -12,6 +12,7 @@ module knows the difference between the modes.
 import fnmatch
 import logging
 import os
+import sys
 import threading
 import time
 from concurrent import futures
@@ -250,6 +251,12 @@ def start_embedded_beat() -> None:
                     due[name] = now + interval
                     try:
                         queue_task(name)
+                    except RuntimeError as exc:
+                        # The process is stopping: its pools take no more work (the
+                        # message is concurrent.futures'); the next process sweeps.
+                        if sys.is_finalizing() or "interpreter shutdown" in str(exc):
+                            return
+                        logger.exception("queueing %s failed", name)
                     except Exception:
                         logger.exception("queueing %s failed", name)
 

@@ -129,3 +129,29 @@ def test_a_fresh_process_finds_every_task_a_service_names_without_importing_it()
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_the_embedded_beat_stops_quietly_when_the_process_shuts_down(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import threading
+
+    from config import celery as runner
+
+    settings.TASK_RUNNER = "thread"
+    settings.CELERY_BEAT_SCHEDULE = {"sweep": {"task": "missions.tasks.x", "schedule": 0.1}}
+    calls: list[str] = []
+
+    def shut_down(name: str) -> None:
+        calls.append(name)
+        raise RuntimeError("cannot schedule new futures after interpreter shutdown")
+
+    monkeypatch.setattr(runner, "queue_task", shut_down)
+    monkeypatch.setattr(runner, "_beat_started", False)
+    before = set(threading.enumerate())
+    runner.start_embedded_beat()
+    [beat] = [t for t in threading.enumerate() if t not in before and t.name == "office-beat"]
+    beat.join(timeout=5)
+
+    assert not beat.is_alive() and calls == ["missions.tasks.x"]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
