@@ -19,9 +19,11 @@ from memory.models import MemoryItem
 
 def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
     """The candidates' conditions as SQL on `table` itself, when they need no join (the
-    planner then filters during the full-text scan); else an id subquery."""
+    planner then filters during the full-text scan); else an id subquery. Joins the ORM
+    set up and then trimmed stay in `alias_map` without a reference: they do not count."""
     query = candidates.order_by().values("id").query
-    if len(query.alias_map) == 1 and query.where:
+    used = [alias for alias in query.alias_map if query.alias_refcount[alias]]
+    if len(used) == 1 and query.where:
         sql, params = query.get_compiler(connection=connection).compile(query.where)
         return sql, list(params)
     inner, inner_params = query.sql_with_params()
@@ -39,20 +41,22 @@ def _rank(candidates: QuerySet[Any], table: str, fts: str, text: str, limit: int
     params: list[Any]
     if connection.vendor == "postgresql":
         # PostgreSQL has no BM25: each matching term counts by how rare it is among the
-        # matches (ln(1 + matches / matches holding it)), in one statement.
+        # matches (ln(1 + matches / matches holding it)), in one statement. The weights are
+        # materialised once: inlined, a plan may recount them for every match.
         literals = [f"'{t}'" for t in terms]
         present = ["(m.sv @@ %s::tsquery)" for _ in terms]
         frequency = ", ".join(f"count(*) FILTER (WHERE {p}) AS d{i}" for i, p in enumerate(present))
-        score = " + ".join(
-            f"CASE WHEN {p} THEN ln(1 + df.n::float / greatest(df.d{i}, 1)) ELSE 0 END"
-            for i, p in enumerate(present)
+        weight = ", ".join(
+            f"ln(1 + n::float / greatest(d{i}, 1)) AS w{i}" for i in range(len(terms))
         )
+        score = " + ".join(f"CASE WHEN {p} THEN w.w{i} ELSE 0 END" for i, p in enumerate(present))
         sql = (
-            f'WITH m AS (SELECT "{table}"."id" AS id, "{table}"."search_vector" AS sv '
-            f'FROM "{table}" WHERE ({where}) AND "{table}"."search_vector" @@ '
+            f'WITH m AS MATERIALIZED (SELECT "{table}"."id" AS id, "{table}"."search_vector" '
+            f'AS sv FROM "{table}" WHERE ({where}) AND "{table}"."search_vector" @@ '
             "to_tsquery('simple', %s)), "
-            f"df AS (SELECT count(*) AS n, {frequency} FROM m) "
-            f"SELECT m.id FROM m, df ORDER BY ({score}) DESC, m.id DESC LIMIT %s"
+            f"w AS MATERIALIZED (SELECT {weight} FROM "
+            f"(SELECT count(*) AS n, {frequency} FROM m) df) "
+            f"SELECT m.id FROM m CROSS JOIN w ORDER BY ({score}) DESC, m.id DESC LIMIT %s"
         )
         params = [*where_params, " | ".join(literals), *literals, *literals, limit]
     else:
