@@ -1,6 +1,6 @@
 """Full-text ranking for recall and memory: a stored PostgreSQL tsvector with a GIN index
 in production, SQLite's FTS5 in the embedded default (indexes made in the migrations
-`context.0002_fulltext` and `memory.0002_fulltext`).
+`context.0002_fulltext`, `context.0003_fulltext_channel` and `memory.0002_fulltext`).
 
 Queries OR the instruction's terms together, so that a question that shares one rare
 word with an old mission still finds it; ranking (BM25, ts_rank) puts the passages that
@@ -65,7 +65,8 @@ def _rank(candidates: QuerySet[Any], table: str, fts: str, text: str, limit: int
             f"WHERE {fts} MATCH %s AND ({where}) "
             f'ORDER BY bm25({fts}), "{table}"."id" DESC LIMIT %s'
         )
-        params = [" OR ".join(f'"{t}"' for t in terms), *where_params, limit]
+        # The passages' index also holds their channel: the query names its column.
+        params = ["terms : (" + " OR ".join(f'"{t}"' for t in terms) + ")", *where_params, limit]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
@@ -83,9 +84,10 @@ def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int
 
 # SQLite rebuilds a table to alter it, and the rebuild drops the table's triggers: after
 # any migration the FTS5 triggers are put back (and the index rebuilt if they were gone).
+# The columns are the index's own (the passages' index also holds their channel).
 _SQLITE_TRIGGERS = {
-    "context_passage_fts": ("context_passage", ("terms",)),
-    "memory_memoryitem_fts": ("memory_memoryitem", ("terms",)),
+    "context_passage_fts": "context_passage",
+    "memory_memoryitem_fts": "memory_memoryitem",
 }
 
 
@@ -96,10 +98,12 @@ def ensure_sqlite_fulltext(using: str = "default") -> list[str]:
         return []
     rebuilt = []
     with conn.cursor() as cursor:
-        for fts, (table, columns) in _SQLITE_TRIGGERS.items():
+        for fts, table in _SQLITE_TRIGGERS.items():
             cursor.execute("SELECT name FROM sqlite_master WHERE type='table' AND name=%s", [fts])
             if cursor.fetchone() is None:
                 continue  # before the migration that creates it
+            cursor.execute(f"SELECT * FROM {fts} LIMIT 0")
+            columns = [column[0] for column in cursor.description]
             cols = ", ".join(columns)
             new = ", ".join(f"new.{c}" for c in columns)
             old = ", ".join(f"old.{c}" for c in columns)
