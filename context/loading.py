@@ -323,7 +323,9 @@ def context_load(
             pinned_ids += rank_passages(
                 candidates=candidates.filter(evidence), text=instruction, limit=EVIDENCE_PASSAGES
             )
-        ranked_ids = rank_passages(candidates=candidates, text=instruction, limit=RECALL_PASSAGES)
+        ranked_ids = rank_passages(
+            candidates=candidates, text=instruction, limit=RECALL_PASSAGES, channel_id=channel.pk
+        )
     pinned_ids = list(dict.fromkeys(pinned_ids))
     loaded = _passages(list(dict.fromkeys(pinned_ids + ranked_ids)))
     loaded += _neighbours(loaded)
