@@ -240,7 +240,12 @@ def context_load(
 ) -> ContextInputs:
     office = channel.office
     shown = summary_shown(session=session)
-    state = SummaryState.model_validate(shown.shown.state if shown.shown else {})
+    stored = shown.shown.state if shown.shown else {}
+    # The state names every folded mission it left out, with a digest each: a list that
+    # grows with the session. The prompt needs only which missions those are, so they are
+    # read as stored rather than validated one by one on every mission.
+    state = SummaryState.model_validate({**stored, "dropped": []})
+    dropped: set[Ref] = {(d.get("session"), d["mission"]) for d in stored.get("dropped", [])}
     recent = window_missions(session_id=session.pk, before_seq=seq)
     window_start = min((m.seq for m in recent), default=seq)
     envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
@@ -323,7 +328,9 @@ def context_load(
             pinned_ids += rank_passages(
                 candidates=candidates.filter(evidence), text=instruction, limit=EVIDENCE_PASSAGES
             )
-        ranked_ids = rank_passages(candidates=candidates, text=instruction, limit=RECALL_PASSAGES)
+        ranked_ids = rank_passages(
+            candidates=candidates, text=instruction, limit=RECALL_PASSAGES, channel_id=channel.pk
+        )
     pinned_ids = list(dict.fromkeys(pinned_ids))
     loaded = _passages(list(dict.fromkeys(pinned_ids + ranked_ids)))
     loaded += _neighbours(loaded)
@@ -347,8 +354,9 @@ def context_load(
     if history:
         # This session's missions are all in the prompt in full: the summary keeps only
         # what was carried over from earlier sessions.
-        state = state.carried_only()
-    refs = state_refs(state) | {(d.session, d.mission) for d in state.dropped}
+        state = SummaryState.model_validate(stored).carried_only()
+        dropped = {(d.session, d.mission) for d in state.dropped}
+    refs = state_refs(state) | dropped
     return ContextInputs(
         office=office,
         employee=employee,

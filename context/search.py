@@ -1,10 +1,12 @@
 """Full-text ranking for recall and memory: a stored PostgreSQL tsvector with a GIN index
 in production, SQLite's FTS5 in the embedded default (indexes made in the migrations
-`context.0002_fulltext` and `memory.0002_fulltext`).
+`context.0002_fulltext`, `context.0003_fulltext_channel` and `memory.0002_fulltext`).
 
 Queries OR the instruction's terms together, so that a question that shares one rare
-word with an old mission still finds it; ranking (BM25, ts_rank) puts the passages that
-share the most, and the rarest, terms first. Passages are matched on text normalised by
+word with an old mission still finds it; ranking (BM25, or rarity-weighted terms on
+PostgreSQL) puts the passages that share the most, and the rarest, terms first. Over a
+channel's history only each term's newest matches are ranked (TERM_MATCHES), so the cost
+stays flat as the history grows. Passages are matched on text normalised by
 language.analysis, so Korean particles and English word forms do not matter."""
 
 from typing import Any
@@ -16,60 +18,155 @@ from context.models import Passage
 from language.analysis import query_terms
 from memory.models import MemoryItem
 
+# Over a channel's history each query term brings at most its newest TERM_MATCHES matches
+# into the ranking. A term that rare brings all of them, so a question's informative
+# words are ranked exactly; a term in more of the channel's passages than that holds in
+# too many to tell them apart, and scoring every one of its matches made ranking cost grow
+# with the history. Every term still weighs in the score of what the pool holds.
+TERM_MATCHES = 64
+
 
 def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
     """The candidates' conditions as SQL on `table` itself, when they need no join (the
-    planner then filters during the full-text scan); else an id subquery."""
+    planner then filters during the index scan); else an id subquery. Joins the ORM set
+    up and then trimmed stay in `alias_map` without a reference: they do not count."""
     query = candidates.order_by().values("id").query
-    if len(query.alias_map) == 1 and query.where:
+    used = [alias for alias in query.alias_map if query.alias_refcount[alias]]
+    if len(used) == 1 and query.where:
         sql, params = query.get_compiler(connection=connection).compile(query.where)
         return sql, list(params)
     inner, inner_params = query.sql_with_params()
     return f'"{table}"."id" IN ({inner})', list(inner_params)
 
 
-def _rank(candidates: QuerySet[Any], table: str, fts: str, text: str, limit: int) -> list[int]:
+def _fts_terms(terms: list[str]) -> str:
+    """An FTS5 query for any of the terms, in the `terms` column only."""
+    return "terms : (" + " OR ".join(f'"{t}"' for t in terms) + ")"
+
+
+def _postgres_rank(
+    table: str, where: str, where_params: list[Any], terms: list[str], limit: int, pooled: bool
+) -> tuple[str, list[Any]]:
+    """PostgreSQL has no BM25: each matching term counts by how rare it is among the
+    ranked matches (ln(1 + matches / matches holding it)), its weight computed once. Each
+    term's newest matches come from the GIN index (a rare term) or a backward scan that
+    stops early (a common one): the planner chooses by its statistics."""
+    literals = [f"'{t}'" for t in terms]
+    params: list[Any] = []
+    if pooled:
+        pool = " UNION ".join(
+            f'(SELECT "{table}"."id" FROM "{table}" WHERE ({where}) AND '
+            f'"{table}"."search_vector" @@ %s::tsquery ORDER BY "{table}"."id" DESC LIMIT %s)'
+            for _ in terms
+        )
+        for literal in literals:
+            params += [*where_params, literal, TERM_MATCHES]
+    else:
+        pool = (
+            f'SELECT "{table}"."id" FROM "{table}" WHERE ({where}) AND '
+            f'"{table}"."search_vector" @@ to_tsquery(\'simple\', %s)'
+        )
+        params += [*where_params, " | ".join(literals)]
+    present = ["(m.sv @@ %s::tsquery)" for _ in terms]
+    frequency = ", ".join(f"count(*) FILTER (WHERE {p}) AS d{i}" for i, p in enumerate(present))
+    weight = ", ".join(f"ln(1 + n::float / greatest(d{i}, 1)) AS w{i}" for i in range(len(terms)))
+    score = " + ".join(f"CASE WHEN {p} THEN w.w{i} ELSE 0 END" for i, p in enumerate(present))
+    sql = (
+        f"WITH pool AS MATERIALIZED ({pool}), "
+        f'm AS MATERIALIZED (SELECT "{table}"."id" AS id, "{table}"."search_vector" AS sv '
+        f'FROM "{table}" WHERE "{table}"."id" IN (SELECT id FROM pool)), '
+        f"w AS MATERIALIZED (SELECT {weight} FROM (SELECT count(*) AS n, {frequency} FROM m) df) "
+        f"SELECT m.id FROM m CROSS JOIN w ORDER BY ({score}) DESC, m.id DESC LIMIT %s"
+    )
+    return sql, [*params, *literals, *literals, limit]
+
+
+def _sqlite_channel_rank(
+    table: str,
+    fts: str,
+    where: str,
+    where_params: list[Any],
+    terms: list[str],
+    limit: int,
+    channel_id: int,
+) -> tuple[str, list[Any]]:
+    """BM25 over each term's newest matches in the channel. The index holds the channel:
+    FTS5 walks one channel's matches of a term newest first and stops at the pool's size
+    (CROSS JOIN keeps that walk outermost; the candidates' own conditions are checked on
+    those rows only). The pool is a filter on the last scan (`+`): a rowid lookup per
+    pool row would recount the terms' statistics each time."""
+    per_term = " UNION ".join(
+        f'SELECT id FROM (SELECT f.rowid AS id FROM {fts} f CROSS JOIN "{table}" '
+        f'ON "{table}"."id" = f.rowid WHERE {fts} MATCH %s AND ({where}) '
+        "ORDER BY f.rowid DESC LIMIT %s)"
+        for _ in terms
+    )
+    params: list[Any] = []
+    for term in terms:
+        params += [f'channel_id : "{channel_id}" AND terms : "{term}"', *where_params]
+        params.append(TERM_MATCHES)
+    sql = (
+        f"WITH pool(id) AS ({per_term}) "
+        f"SELECT f.rowid FROM {fts} f WHERE {fts} MATCH %s AND +f.rowid IN pool "
+        f"ORDER BY bm25({fts}), f.rowid DESC LIMIT %s"
+    )
+    return sql, [*params, _fts_terms(terms), limit]
+
+
+def _sqlite_rank(
+    candidates: QuerySet[Any], fts: str, terms: list[str], limit: int
+) -> tuple[str, list[Any]]:
+    """BM25 over every match among a few candidates: their ids are a list built once and
+    checked during the index scan."""
+    inner, inner_params = candidates.order_by().values("id").query.sql_with_params()
+    sql = (
+        f"SELECT f.rowid FROM {fts} f WHERE {fts} MATCH %s AND +f.rowid IN ({inner}) "
+        f"ORDER BY bm25({fts}), f.rowid DESC LIMIT %s"
+    )
+    return sql, [_fts_terms(terms), *inner_params, limit]
+
+
+def _rank(
+    candidates: QuerySet[Any],
+    table: str,
+    fts: str,
+    text: str,
+    limit: int,
+    channel_id: int | None = None,
+) -> list[int]:
     """Ids of rows of `table` among the candidates whose normalised `terms` match the
-    text's, best first: BM25 on SQLite FTS5 (`fts`), a tf-less BM25 (rare terms weigh
-    more) on PostgreSQL."""
+    text's, best first, in one statement: BM25 on SQLite FTS5 (`fts`), a tf-less BM25
+    (rare terms weigh more) on PostgreSQL. With `channel_id` (the candidates are that
+    channel's history), the pool of each term's newest TERM_MATCHES matches is ranked."""
     terms = query_terms(text)
     if not terms:
         return []
-    where, where_params = _where(candidates, table)
-    params: list[Any]
     if connection.vendor == "postgresql":
-        # PostgreSQL has no BM25: each matching term counts by how rare it is among the
-        # matches (ln(1 + matches / matches holding it)), in one statement.
-        literals = [f"'{t}'" for t in terms]
-        present = ["(m.sv @@ %s::tsquery)" for _ in terms]
-        frequency = ", ".join(f"count(*) FILTER (WHERE {p}) AS d{i}" for i, p in enumerate(present))
-        score = " + ".join(
-            f"CASE WHEN {p} THEN ln(1 + df.n::float / greatest(df.d{i}, 1)) ELSE 0 END"
-            for i, p in enumerate(present)
+        where, where_params = _where(candidates, table)
+        sql, params = _postgres_rank(
+            table, where, where_params, terms, limit, pooled=channel_id is not None
         )
-        sql = (
-            f'WITH m AS (SELECT "{table}"."id" AS id, "{table}"."search_vector" AS sv '
-            f'FROM "{table}" WHERE ({where}) AND "{table}"."search_vector" @@ '
-            "to_tsquery('simple', %s)), "
-            f"df AS (SELECT count(*) AS n, {frequency} FROM m) "
-            f"SELECT m.id FROM m, df ORDER BY ({score}) DESC, m.id DESC LIMIT %s"
+    elif channel_id is not None:
+        where, where_params = _where(candidates, table)
+        sql, params = _sqlite_channel_rank(
+            table, fts, where, where_params, terms, limit, channel_id
         )
-        params = [*where_params, " | ".join(literals), *literals, *literals, limit]
     else:
-        sql = (
-            f'SELECT "{table}"."id" FROM {fts} f JOIN "{table}" ON "{table}"."id" = f.rowid '
-            f"WHERE {fts} MATCH %s AND ({where}) "
-            f'ORDER BY bm25({fts}), "{table}"."id" DESC LIMIT %s'
-        )
-        params = [" OR ".join(f'"{t}"' for t in terms), *where_params, limit]
+        sql, params = _sqlite_rank(candidates, fts, terms, limit)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
 
 
-def rank_passages(*, candidates: QuerySet[Passage], text: str, limit: int) -> list[int]:
-    """Ids of the candidate passages most relevant to the text, best first."""
-    return _rank(candidates, "context_passage", "context_passage_fts", text, limit)
+def rank_passages(
+    *, candidates: QuerySet[Passage], text: str, limit: int, channel_id: int | None = None
+) -> list[int]:
+    """Ids of the candidate passages most relevant to the text, best first. Pass the
+    channel when the candidates are its history, however long (recall): then each term
+    takes part through its newest TERM_MATCHES matches, and the cost does not grow with
+    the history. Without it every match among the candidates is ranked (a few missions'
+    passages: a summary item's evidence)."""
+    return _rank(candidates, "context_passage", "context_passage_fts", text, limit, channel_id)
 
 
 def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int) -> list[int]:
@@ -79,9 +176,10 @@ def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int
 
 # SQLite rebuilds a table to alter it, and the rebuild drops the table's triggers: after
 # any migration the FTS5 triggers are put back (and the index rebuilt if they were gone).
+# The columns are the index's own (the passages' index also holds their channel).
 _SQLITE_TRIGGERS = {
-    "context_passage_fts": ("context_passage", ("terms",)),
-    "memory_memoryitem_fts": ("memory_memoryitem", ("terms",)),
+    "context_passage_fts": "context_passage",
+    "memory_memoryitem_fts": "memory_memoryitem",
 }
 
 
@@ -92,10 +190,12 @@ def ensure_sqlite_fulltext(using: str = "default") -> list[str]:
         return []
     rebuilt = []
     with conn.cursor() as cursor:
-        for fts, (table, columns) in _SQLITE_TRIGGERS.items():
+        for fts, table in _SQLITE_TRIGGERS.items():
             cursor.execute("SELECT name FROM sqlite_master WHERE type='table' AND name=%s", [fts])
             if cursor.fetchone() is None:
                 continue  # before the migration that creates it
+            cursor.execute(f"SELECT * FROM {fts} LIMIT 0")
+            columns = [column[0] for column in cursor.description]
             cols = ", ".join(columns)
             new = ", ".join(f"new.{c}" for c in columns)
             old = ", ".join(f"old.{c}" for c in columns)

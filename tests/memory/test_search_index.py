@@ -63,4 +63,34 @@ def test_lost_fts_triggers_are_restored_and_the_index_rebuilt() -> None:
         limit=5,
     )
     assert [Passage.objects.get(pk=i).seq for i in found] == [1]
+    assert _indexed_in_channel(channel.pk) == set(
+        Passage.objects.filter(channel=channel).values_list("id", flat=True)
+    )
     assert ensure_sqlite_fulltext() == []
+
+
+def _indexed_in_channel(channel_id: int) -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT rowid FROM context_passage_fts WHERE context_passage_fts MATCH %s",
+            [f'channel_id : "{channel_id}"'],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_sqlite_passage_index_holds_each_passages_channel() -> None:
+    """Recall walks one channel's matches inside the index (context/search.py)."""
+    if connection.vendor != "sqlite":
+        return  # PostgreSQL filters by channel through its own indexes
+    office = make_office()
+    theo, iris = dm_channel(office), dm_channel(office, "Iris")
+    for channel in (theo, iris):
+        add_finished_missions(channel.sessions.get(), 3)
+    for channel in (theo, iris):
+        assert _indexed_in_channel(channel.pk) == set(
+            Passage.objects.filter(channel=channel).values_list("id", flat=True)
+        )
+    Passage.objects.filter(channel=iris).delete()
+    assert _indexed_in_channel(iris.pk) == set()
+    assert _indexed_in_channel(theo.pk)
