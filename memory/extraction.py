@@ -272,6 +272,7 @@ def memory_extract_folded(*, mission_ids: list[int]) -> list[tuple[int, str]]:
         for m in Mission.objects.select_related("channel__office", "assignee")
         .filter(pk__in=mission_ids, status="done")
         .order_by("channel_id", "session_id", "seq")
+        # Nothing of the person's own (all quoted or handed over): nothing to remember.
         if own_words(m.instruction) and not extract_at_once(m.instruction)
     ]
     size = max(int(settings.FOLD_BATCH), 1)

@@ -68,14 +68,12 @@ def _login_alive(scope: dict[str, Any]) -> bool:
     return str(stored.get("_auth_user_id")) == str(scope["user"].pk)
 
 
-def _accept(
-    scope: dict[str, Any], channel: Channel, frame: InstructionFrame, user_id: int
-) -> Accepted | None:
+def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) -> Accepted | None:
     """Save the instruction of a person still logged in; None (nothing saved) if not."""
     if not _login_alive(scope):
         return None
     return instruction_accept(
-        channel=channel, text=frame.text, client_id=frame.client_id, user_id=user_id
+        channel=channel, text=frame.text, client_id=frame.client_id, user_id=scope["user"].pk
     )
 
 
@@ -259,9 +257,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     async def on_instruction(self, frame: InstructionFrame) -> None:
         assert self.channel is not None
         try:
-            accepted = await database_sync_to_async(_accept)(
-                self.scope, self.channel, frame, self.scope["user"].pk
-            )
+            accepted = await database_sync_to_async(_accept)(self.scope, self.channel, frame)
         except InstructionRejected as exc:
             # The client_id tells the page which send was refused, so it can give the
             # text back to the person.
