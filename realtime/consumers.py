@@ -35,6 +35,7 @@ from realtime.frames import (
     frame_json,
 )
 from sessions.models import ChatSession
+from sessions.selectors import long_notice_due
 from sessions.services import session_start_new
 
 logger = logging.getLogger(__name__)
@@ -125,6 +126,15 @@ def _start_chat_session(channel: Channel, frame: SessionNewFrame, user_id: int) 
     return session_start_new(channel=channel, expected_session_id=frame.session_id)
 
 
+def _enter(scope: dict[str, Any], channel_id: int) -> tuple[Channel | None, bool]:
+    """The channel if it is the person's, and whether its long-session notice may be due:
+    one database hop per socket (a burst of reconnects queues on Daphne's one DB thread)."""
+    channel = channel_get_for_user(user=scope["user"], channel_id=channel_id)
+    if channel is None:
+        return None, False
+    return channel, long_notice_due(channel_id=channel.pk)
+
+
 def _check_on_entry(channel_id: int) -> None:
     try:
         queue_task(ENTRY_CHECK_TASK, channel_id)
@@ -154,16 +164,15 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         events.remember_server_loop()
         channel_id = int(self.scope["url_route"]["kwargs"]["channel_id"])
-        self.channel = await database_sync_to_async(channel_get_for_user)(
-            user=self.scope["user"], channel_id=channel_id
-        )
+        self.channel, notice_due = await database_sync_to_async(_enter)(self.scope, channel_id)
         if self.channel is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.in_group = await self._join()
         await self.accept()
-        # The long-session notice can appear before the person types anything.
-        await database_sync_to_async(_check_on_entry)(self.channel.pk)
+        if notice_due:
+            # The long-session notice can appear before the person types anything.
+            await database_sync_to_async(_check_on_entry)(self.channel.pk)
 
     async def _join(self) -> bool:
         assert self.channel is not None

@@ -1,4 +1,5 @@
-"""Scenario: 200 sockets connect at once to a real Daphne on the Redis channel layer. Every
+"""Scenario: 200 sockets connect at once to a real Daphne, run with the flags docker-compose
+gives it, on the Redis channel layer (a restart makes every open tab reconnect). Every
 one is accepted (a join waits for a free Redis connection instead of failing with 500),
 and after they close no stale member is left in the group, three rounds in a row."""
 
@@ -16,7 +17,7 @@ from realtime.events import group_name
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI
 from tests.reliability.test_redis_outage import _redis
-from tests.reliability.test_workers import BIN, Proc, _env, _free_port, _wait
+from tests.reliability.test_workers import Proc, _env, _free_port, _wait, deployed_daphne
 from tests.ws import session_cookie
 
 pytestmark = [
@@ -84,7 +85,7 @@ def test_200_sockets_at_once_are_all_accepted_and_leave_no_stale_member(
         DATABASE_POOL="1",  # as deployed
     )
     web = Proc(
-        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(web_port), "config.asgi:application"],
+        deployed_daphne(web_port),
         env,
         ready="Listening on TCP address",
     )

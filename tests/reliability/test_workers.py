@@ -35,6 +35,18 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
+def deployed_daphne(port: int) -> list[str]:
+    """Daphne as docker-compose runs it (its flags included), on 127.0.0.1:`port`."""
+    import yaml
+
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    command = services["web"]["command"]
+    args = [str(BIN / "daphne"), *command[1:]]
+    args[args.index("-b") + 1] = "127.0.0.1"
+    args[args.index("-p") + 1] = str(port)
+    return args
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

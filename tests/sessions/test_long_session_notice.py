@@ -229,6 +229,30 @@ async def test_the_entry_notice_arrives_right_after_connect() -> None:
     await again.disconnect()
 
 
+@pytest.mark.parametrize(
+    ("missions", "told", "queued"), [(19, False, False), (20, False, True), (25, True, False)]
+)
+async def test_opening_a_channel_queues_the_entry_check_only_when_a_notice_can_follow(
+    monkeypatch: pytest.MonkeyPatch, missions: int, told: bool, queued: bool
+) -> None:
+    """Every socket that opens would otherwise send a broker message (and a burst of
+    reconnects would queue hundreds of checks that post nothing)."""
+    import realtime.consumers
+
+    sent: list[tuple[str, tuple[Any, ...]]] = []
+    monkeypatch.setattr(realtime.consumers, "queue_task", lambda name, *a: sent.append((name, a)))
+    user, channel = await _channel_with(missions)
+    if told:
+        await database_sync_to_async(long_session_check_on_entry)(channel_id=channel.pk)
+    connected, _, socket = await open_socket(channel.pk, user)
+    assert connected
+    await socket.send_json_to({"type": "ping"})
+    assert (await socket.receive_json_from(timeout=5))["type"] == "pong"
+    await socket.disconnect()
+    expected = [("sessions.tasks.long_session_check_on_entry", (channel.pk,))] if queued else []
+    assert sent == expected
+
+
 async def test_the_instruction_notice_arrives_after_that_instructions_frames() -> None:
     user, channel = await _channel_with(19)
     _, _, socket = await open_socket(channel.pk, user)
