@@ -50,6 +50,9 @@ def mission_create(
             return existing, False
     seq = session_count_mission(session=locked)
     session.mission_count = seq
+    # Read under the lock: once told, a session is never told again (see
+    # `mission_after_accept`).
+    session.long_notice_sent_at = locked.long_notice_sent_at
     created_at = at or timezone.now()
     mission = Mission.objects.create(
         session=session,
@@ -85,11 +88,15 @@ def mission_after_accept(mission: Mission, *, run: bool = True) -> None:
     notice lands right under the instruction rather than after the reply; then the reply
     (unless `run` is false: a plan made from @mentions needs no model call).
 
-    The check is queued only from the mission that can cross the threshold: `seq` is
+    The check is queued only from a mission that can cross the threshold: `seq` is
     the session's mission count right after this mission was counted (under the
     session's row lock), so a smaller one cannot be the 20th; a concurrent instruction
-    that crosses it has its own check."""
-    if mission.seq >= settings.LONG_SESSION_MISSIONS:
+    that crosses it has its own check. Nor once the session was told (read under the
+    same lock): the notice comes once per session."""
+    if (
+        mission.seq >= settings.LONG_SESSION_MISSIONS
+        and mission.session.long_notice_sent_at is None
+    ):
         queue_task_on_commit(NOTICE_CHECK_TASK, mission.pk)
     if run:
         mission_queue_run(mission)

@@ -79,13 +79,40 @@ def test_memory_is_extracted_at_once_only_from_what_the_person_says_to_keep(
 ) -> None:
     mission, queued = _queued_mission(3, monkeypatch, instruction)
     mission_run(mission_id=mission.pk)
-    # The rest is extracted with its fold (tests/memory/test_folded_extraction.py).
+    # The rest is extracted with its fold (tests/memory/test_folded_extraction.py). The
+    # fourth mission pushes nothing out of the window: no fold check.
     extraction = ["memory.tasks.memory_extract_from_mission"] if extracted_now else []
-    assert [task for task, *_ in queued] == [
-        "summaries.tasks.summary_fold",
-        *extraction,
-        "context.tasks.passages_index",
-    ]
+    assert [task for task, *_ in queued] == [*extraction, "context.tasks.passages_index"]
+
+
+@pytest.mark.parametrize(("before", "checked"), [(0, False), (7, False), (8, True), (20, True)])
+def test_the_fold_check_is_queued_once_a_mission_can_have_left_the_window(
+    before: int, checked: bool, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    settings.DETAIL_MISSIONS = 8
+    mission, queued = _queued_mission(before, monkeypatch)
+    mission_run(mission_id=mission.pk)
+    folds = [args for args in queued if args[0] == "summaries.tasks.summary_fold"]
+    assert folds == ([("summaries.tasks.summary_fold", mission.session_id)] if checked else [])
+
+
+def test_an_early_mission_finishing_after_later_ones_still_checks_the_fold(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """Mission 1 finishes last, after eight later ones: it may be the ninth newest."""
+    settings.DETAIL_MISSIONS = 8
+    session = session_get_or_open_current(channel=dm_channel(make_office()))
+    first, _ = mission_create(
+        session=session,
+        assignee=session.channel.employee,  # type: ignore[arg-type]
+        source=MissionSource.DM,
+        instruction="The first, slow one",
+    )
+    add_finished_missions(session, 8)
+    queued: list[Any] = []
+    monkeypatch.setattr(lifecycle, "queue_task_on_commit", lambda *args: queued.append(args))
+    mission_run(mission_id=first.pk)
+    assert ("summaries.tasks.summary_fold", session.pk) in queued
 
 
 @pytest.mark.parametrize("missions", [10, 60])

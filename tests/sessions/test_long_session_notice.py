@@ -253,6 +253,25 @@ async def test_opening_a_channel_queues_the_entry_check_only_when_a_notice_can_f
     assert sent == expected
 
 
+def test_a_session_already_told_queues_no_more_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import missions.creation
+
+    channel = dm_channel(make_office())
+    fill(channel, 24)
+    assert long_session_check_on_entry(channel_id=channel.pk)
+    queued: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(
+        missions.creation, "queue_task_on_commit", lambda *args: queued.append(args)
+    )
+    instruction_accept(channel=channel, text="the twenty-fifth")
+    assert queued == []
+    session_start_new(channel=channel)
+    fill(channel, 19)
+    instruction_accept(channel=channel, text="다음 세션의 스무 번째")
+    twentieth = Mission.objects.get(channel=channel, instruction="다음 세션의 스무 번째")
+    assert queued == [("sessions.tasks.long_session_check_on_instruction", twentieth.pk)]
+
+
 async def test_the_instruction_notice_arrives_after_that_instructions_frames() -> None:
     user, channel = await _channel_with(19)
     _, _, socket = await open_socket(channel.pk, user)
