@@ -20,7 +20,7 @@ from llm.base import STRICT_OUTPUT, ChatMessages, Provider, ProviderError
 from llm.gateway import get_provider
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import MemoryRejected, Target, memory_item_remember
-from missions.models import Mission
+from missions.models import Mission, MissionStatus
 from office.models import ChannelKind
 
 
@@ -270,7 +270,7 @@ def memory_extract_folded(*, mission_ids: list[int]) -> list[tuple[int, str]]:
     missions = [
         m
         for m in Mission.objects.select_related("channel__office", "assignee")
-        .filter(pk__in=mission_ids, status="done")
+        .filter(pk__in=mission_ids, status=MissionStatus.DONE)
         .order_by("channel_id", "session_id", "seq")
         # Nothing of the person's own (all quoted or handed over): nothing to remember.
         if own_words(m.instruction) and not extract_at_once(m.instruction)
