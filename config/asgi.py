@@ -16,6 +16,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse  # noqa
 
 from config.celery import start_embedded_beat  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
+from language.analysis import warm_up  # noqa: E402
 from realtime.routing import websocket_urlpatterns  # noqa: E402
 
 
@@ -31,6 +32,10 @@ class StaticFiles(ASGIStaticFilesHandler):
 
 
 start_embedded_beat()
+if settings.TASK_RUNNER != "celery":
+    # Replies and folds run in this process: load the Korean analyser before the first
+    # Korean instruction needs it (with Celery, the workers do).
+    warm_up()
 http_app = StaticFiles(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
 
 application = ProtocolTypeRouter(

@@ -22,6 +22,7 @@ from typing import Any, cast
 from celery import Celery
 from celery.contrib.django.task import DjangoTask
 from celery.exceptions import NotRegistered
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -191,6 +192,15 @@ class OfficeTask(DjangoTask):
 app = Celery("office", task_cls=OfficeTask)
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_init.connect
+def _warm_up_analyser(**_: Any) -> None:
+    """A worker assembles prompts and indexes passages: load the Korean analyser before
+    the first task needs it."""
+    from language.analysis import warm_up
+
+    warm_up()
 
 
 def registered_task(name: str) -> Any:

@@ -274,6 +274,10 @@ FOLD_BATCH = env_int("FOLD_BATCH", 8, minimum=1)
 SUMMARY_BUDGET_CHARS = env_int("SUMMARY_BUDGET_CHARS", 4_000, minimum=500)
 MEMORY_BUDGET_CHARS = env_int("MEMORY_BUDGET_CHARS", 3_000, minimum=200)
 RECALL_BUDGET_CHARS = env_int("RECALL_BUDGET_CHARS", 3_000, minimum=200)
+# How Korean is normalised for search (language.analysis): "kiwi" (a morphological
+# analyser, ≈ 0.3 GB per process) or "rules" (no model). After a change, run
+# `manage.py reindex_search`.
+SEARCH_KOREAN_ANALYSER = env_choice("SEARCH_KOREAN_ANALYSER", "kiwi", ("kiwi", "rules"))
 LONG_SESSION_MISSIONS = env_int("LONG_SESSION_MISSIONS", 20, minimum=1)
 MAX_INSTRUCTION_CHARS = env_int("MAX_INSTRUCTION_CHARS", 20_000, minimum=100)
 # Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).

@@ -3,23 +3,42 @@ that the form of a word does not decide whether it is found (DESIGN.md §3, reca
 
 - English (and other Latin-script words): lower-cased and stemmed (Snowball), so
   "launches", "launching" and "launch" are one term.
-- Korean: particles and endings are stripped from each word ("예산은", "예산이",
-  "예산을" → "예산"; "담당자가" → "담당자"), and every word also yields its character
-  bigrams ("브랜드색상" → "브랜", "랜드", "드색", "색상"), Lucene's CJK approach, so
-  compounds and spellings the stripper misses still share terms. No model is loaded:
-  a morphological analyser (kiwipiepy) costs ≈ 0.4 GB of RSS per process; measured on
-  the retention benchmark, this recalls the planted facts as well (README, Benchmarks).
+- Korean (`SEARCH_KOREAN_ANALYSER`):
+  - "kiwi", the default: the morphological analyser kiwipiepy, whose model ships in
+    the kiwipiepy-model package (nothing is downloaded). A word gives its content
+    morphemes (nouns, verb and adjective stems, roots, adverbs): particles and endings
+    do not matter ("예산은", "예산이" → "예산"), nor does conjugation, irregular
+    verbs included ("골랐어", "고르기로" → "고르"; "옮겼다", "옮기기로" → "옮기"). Nouns
+    that follow each other inside one word also give their compound ("브랜드색상" →
+    "브랜드", "색상", "브랜드색상"; "요금제는" → "요금", "요금제"), so a name the
+    analyser splits still matches whole. It is loaded once per process, on first use
+    or by `warm_up()` at start-up (≈ 1 to 2 s, ≈ 0.3 GB of RSS).
+  - "rules": no model. One trailing particle or ending is stripped from each word
+    ("담당자가" → "담당자") and every word of three syllables or more also yields its
+    character bigrams (Lucene's CJK approach), so compounds and spellings the stripper
+    misses still share terms. Conjugated verbs mostly do not match.
+  The index holds terms of one analyser: after changing it, run
+  `manage.py reindex_search`.
 - Numbers are kept as they are.
 
 `terms()` is what the search index stores (space-separated, in `normalised()`);
 `query_terms()` is what a question is matched by: the same, without stop words."""
 
 import re
+import threading
+from collections.abc import Iterator
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import snowballstemmer
+from django.conf import settings
 
 from language.terms import STOPWORDS
+
+if TYPE_CHECKING:
+    from kiwipiepy import Kiwi
+
+ANALYSERS = ("kiwi", "rules")
 
 # Numbers, runs of Hangul and runs of other letters are separate words ("30대" → "30",
 # "대"; "3천만원" → "3", "천만원").
@@ -30,6 +49,7 @@ MAX_QUERY_TERMS = 32
 _KOREAN_STOPWORDS_TEXT = """
 누구 얼마 우리 이제 뭐 무엇 무슨 언제 어디 어떻게 어떤 왜 그 이 저 그리고 하지만 또 좀 다시 혹시
 제 내 너 것 거 수 때 정도 관련 대해 대한 알려 말해 했 하 한 할 된 될 되 있 없 않 같
+어떻 알리 말하 저희 나 그것 이것 무어 뭘 몇 대하 관하 주 보 좀더 지금 아까 그때 얼마나
 """
 KOREAN_STOPWORDS = frozenset(_KOREAN_STOPWORDS_TEXT.split())
 
@@ -56,25 +76,139 @@ def _korean_stem(word: str) -> str:
     return word
 
 
+# Morphemes a Korean word is about (kiwipiepy's Sejong tags, without the "-I"/"-R"
+# irregular marks): common, proper and bound nouns, numerals, pronouns, roots, verb and
+# adjective stems, adverbs, Chinese characters. Particles (J*), endings (E*), affixes,
+# the copula and auxiliaries say nothing about what is asked.
+_CONTENT_TAGS = frozenset({"NNG", "NNP", "NNB", "NR", "NP", "XR", "VV", "VA", "MAG", "SH"})
+# What joins into a compound when it follows a noun inside one word ("요금" + "제").
+_NOUN_TAGS = frozenset({"NNG", "NNP", "NNB", "NR", "XR", "XSN"})
+# kiwipiepy is given at most this many chars at a time (cut at a space): its working
+# memory grows with the input, and a passage or a question is far shorter.
+_KIWI_CHUNK_CHARS = 2_000
+
+_kiwi_lock = threading.Lock()
+_kiwi_instance: "Kiwi | None" = None
+
+
+def analyser() -> str:
+    """The Korean analyser in use (`SEARCH_KOREAN_ANALYSER`: "kiwi" or "rules")."""
+    return str(getattr(settings, "SEARCH_KOREAN_ANALYSER", "kiwi"))
+
+
+def _kiwi() -> "Kiwi":
+    """The process's one analyser, loaded on first use (safe to share between threads:
+    each call analyses on its caller's thread)."""
+    global _kiwi_instance
+    if _kiwi_instance is None:
+        with _kiwi_lock:
+            if _kiwi_instance is None:
+                from kiwipiepy import Kiwi
+
+                # No thread pool of its own (a call runs on its caller's thread); no
+                # multi-word dictionary (≈ 40 % less memory, and search needs words).
+                _kiwi_instance = Kiwi(num_workers=-1, load_multi_dict=False)
+    return _kiwi_instance
+
+
+def warm_up() -> None:
+    """Load the analyser now, on a daemon thread, so that the first Korean question a
+    process sees does not wait for it. Nothing to do with the "rules" analyser."""
+    if analyser() == "kiwi" and _kiwi_instance is None:
+        threading.Thread(target=_kiwi, name="korean-analyser", daemon=True).start()
+
+
+def _chunks(text: str) -> Iterator[tuple[int, str]]:
+    start = 0
+    while start < len(text):
+        end = len(text)
+        if end - start > _KIWI_CHUNK_CHARS:
+            cut = text.rfind(" ", start + _KIWI_CHUNK_CHARS // 2, start + _KIWI_CHUNK_CHARS)
+            end = cut + 1 if cut > 0 else start + _KIWI_CHUNK_CHARS
+        yield start, text[start:end]
+        start = end
+
+
+def _morphemes(text: str) -> Iterator[tuple[int, int, str, str]]:
+    """(start, end, form, tag) of each morpheme of the text, offsets into the text."""
+    kiwi = _kiwi()
+    for offset, chunk in _chunks(text):
+        token: Any
+        for token in kiwi.tokenize(chunk):
+            start = offset + token.start
+            yield start, start + token.len, token.form, token.tag.split("-")[0]
+
+
+def _kiwi_words(text: str, spans: list[tuple[int, int]]) -> list[list[str]]:
+    """The terms of each Hangul word of the text (`spans`, in order), from one analysis
+    of the whole text (context decides how an ambiguous word is read)."""
+    found: list[list[str]] = [[] for _ in spans]
+    nouns: list[list[tuple[int, int, str]]] = [[] for _ in spans]
+    index = 0
+    for start, end, form, tag in _morphemes(text):
+        while index < len(spans) and start >= spans[index][1]:
+            index += 1
+        if index == len(spans):
+            break
+        if start < spans[index][0]:
+            continue
+        if tag in _CONTENT_TAGS:
+            found[index].append(form)
+        if tag in _NOUN_TAGS:
+            nouns[index].append((start, end, form))
+    for index, run in enumerate(nouns):
+        # Nouns that touch each other make one compound ("브랜드" + "색상"); a noun or a
+        # compound of three syllables or more also gives its character bigrams, so that
+        # "담당자" still meets "담당" and a name read two ways meets itself.
+        group: list[tuple[int, int, str]] = []
+        for piece in [*run, (-1, -1, "")]:
+            if group and piece[0] != group[-1][1]:
+                whole = "".join(form for _, _, form in group)
+                if len(group) > 1:
+                    found[index].append(whole)
+                if len(whole) >= 3:
+                    found[index] += [whole[i : i + 2] for i in range(len(whole) - 1)]
+                group = []
+            if piece[2]:
+                group.append(piece)
+    return [list(dict.fromkeys(words)) for words in found]
+
+
 @lru_cache(maxsize=50_000)
-def _word_terms(word: str) -> tuple[str, ...]:
-    if _HANGUL.match(word):
-        stem = _korean_stem(word)
-        out = [stem]
-        if len(stem) >= 3:
-            out += [stem[i : i + 2] for i in range(len(stem) - 1)]
-        return tuple(dict.fromkeys(out))
-    if word.isdigit():
-        return (word,)
-    return (str(_stemmer.stemWord(word)),)
+def _rules_korean(word: str) -> tuple[str, ...]:
+    stem = _korean_stem(word)
+    out = [stem]
+    if len(stem) >= 3:
+        out += [stem[i : i + 2] for i in range(len(stem) - 1)]
+    return tuple(dict.fromkeys(out))
+
+
+@lru_cache(maxsize=50_000)
+def _other_word(word: str) -> str:
+    return word if word.isdigit() else str(_stemmer.stemWord(word))
+
+
+def _words(text: str) -> Iterator[tuple[str, list[str]]]:
+    """Each word of the (lower-cased) text with its normalised terms."""
+    matches = list(_TOKEN.finditer(text))
+    korean: list[list[str]] = []
+    if analyser() == "kiwi":
+        spans = [m.span() for m in matches if _HANGUL.match(m.group())]
+        korean = _kiwi_words(text, spans) if spans else []
+    next_korean = iter(korean)
+    for match in matches:
+        word = match.group()
+        if not _HANGUL.match(word):
+            yield word, [_other_word(word)]
+        elif korean:
+            yield word, next(next_korean)
+        else:
+            yield word, list(_rules_korean(word))
 
 
 def terms(text: str) -> list[str]:
     """Every normalised term of the text, in order (repeats kept: they weigh in ranking)."""
-    out: list[str] = []
-    for word in _TOKEN.findall(text.lower()):
-        out.extend(_word_terms(word))
-    return out
+    return [term for _, found in _words(text.lower()) for term in found]
 
 
 def normalised(text: str) -> str:
@@ -84,15 +218,21 @@ def normalised(text: str) -> str:
 
 def query_terms(text: str) -> list[str]:
     """Distinct normalised terms a question is matched by: no stop words, no one-letter
-    Latin words, at most MAX_QUERY_TERMS."""
+    Latin words, at most MAX_QUERY_TERMS. Remembered per text (the summary's items are
+    matched against every instruction until the next fold)."""
+    return list(_query_terms(analyser(), text))
+
+
+@lru_cache(maxsize=4_096)
+def _query_terms(analyser_in_use: str, text: str) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    for word in _TOKEN.findall(text.lower()):
+    for word, found in _words(text[:_KIWI_CHUNK_CHARS].lower()):
         if word in STOPWORDS or (len(word) < 2 and word.isascii() and not word.isdigit()):
             continue
-        for term in _word_terms(word):
+        for term in found:
             if term in STOPWORDS or term in KOREAN_STOPWORDS:
                 continue
             seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
-    return list(seen)[:MAX_QUERY_TERMS]
+    return tuple(seen)[:MAX_QUERY_TERMS]
