@@ -32,10 +32,9 @@ class StaticFiles(ASGIStaticFilesHandler):
 
 
 start_embedded_beat()
-if settings.TASK_RUNNER != "celery":
-    # Replies and folds run in this process: load the Korean analyser before the first
-    # Korean instruction needs it (with Celery, the workers do).
-    warm_up()
+# The Korean analyser is loaded before Daphne accepts anyone (replies and folds run here
+# in the embedded runtime; memory edits are normalised here in every runtime).
+warm_up()
 http_app = StaticFiles(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
 
 application = ProtocolTypeRouter(

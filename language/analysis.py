@@ -11,8 +11,9 @@ that the form of a word does not decide whether it is found (DESIGN.md §3, reca
     verbs included ("골랐어", "고르기로" → "고르"; "옮겼다", "옮기기로" → "옮기"). Nouns
     that follow each other inside one word also give their compound ("브랜드색상" →
     "브랜드", "색상", "브랜드색상"; "요금제는" → "요금", "요금제"), so a name the
-    analyser splits still matches whole. It is loaded once per process, on first use
-    or by `warm_up()` at start-up (≈ 1 to 2 s, ≈ 0.3 GB of RSS).
+    analyser splits still matches whole. It is loaded once per process, by `warm_up()`
+    when the web process or a worker starts, else on first use (≈ 1 to 2 s, ≈ 0.3 GB
+    of RSS).
   - "rules": no model. One trailing particle or ending is stripped from each word
     ("담당자가" → "담당자") and every word of three syllables or more also yields its
     character bigrams (Lucene's CJK approach), so compounds and spellings the stripper
@@ -112,10 +113,12 @@ def _kiwi() -> "Kiwi":
 
 
 def warm_up() -> None:
-    """Load the analyser now, on a daemon thread, so that the first Korean question a
-    process sees does not wait for it. Nothing to do with the "rules" analyser."""
-    if analyser() == "kiwi" and _kiwi_instance is None:
-        threading.Thread(target=_kiwi, name="korean-analyser", daemon=True).start()
+    """Load the analyser now, when a process starts serving, so that the first Korean
+    text it meets does not wait for it. Loading holds the GIL for its whole second or
+    two (measured), so it is done before the server accepts anyone, not on a thread
+    beside a running event loop. Nothing to do with the "rules" analyser."""
+    if analyser() == "kiwi":
+        _kiwi()
 
 
 def _chunks(text: str) -> Iterator[tuple[int, str]]:

@@ -2,6 +2,9 @@
 question that asks about it, whatever the particles, endings and conjugation (Korean)
 or word forms (English); stored terms rewritten when the analyser changes."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -132,3 +135,19 @@ def test_reindex_search_rewrites_what_another_analyser_stored() -> None:
         channel=session.channel, instruction="사무실은 어디로 옮기기로 했지?"
     ).section("recall")
     assert "판교로 옮겼습니다" in recall.text
+
+
+@pytest.mark.parametrize(("setting", "loaded"), [("kiwi", "True"), ("rules", "False")])
+def test_the_web_process_loads_the_analyser_before_it_serves(setting: str, loaded: str) -> None:
+    # Loading holds the GIL for a second or two: done while the ASGI app is imported,
+    # never later beside the running event loop.
+    probe = (
+        "import config.asgi; from language import analysis; "
+        "print(analysis._kiwi_instance is not None)"
+    )
+    env = {**os.environ, "SEARCH_KOREAN_ANALYSER": setting, "TASK_RUNNER": "inline"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == loaded
