@@ -24,6 +24,8 @@ from celery.contrib.django.task import DjangoTask
 from celery.exceptions import NotRegistered
 from celery.signals import worker_init
 
+from language.analysis import warm_up
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 logger = logging.getLogger(__name__)
@@ -198,8 +200,6 @@ app.autodiscover_tasks()
 def _warm_up_analyser(**_: Any) -> None:
     """A worker assembles prompts and indexes passages: load the Korean analyser before
     the first task needs it."""
-    from language.analysis import warm_up
-
     warm_up()
 
 

@@ -57,7 +57,7 @@ def test_a_long_text_is_analysed_whole_across_its_pieces() -> None:
     found = terms(filler + "마지막으로 사무실을 판교로 옮겼어요.")
     assert len(filler) > 2 * analysis._KIWI_CHUNK_CHARS
     assert found.count("화면") == found.count("문구") == found.count("검토") == 200
-    assert found[-3:] == ["사무실", "판교", "옮기"]
+    assert found[-5:] == ["사무실", "사무", "무실", "판교", "옮기"]
 
 
 def test_threads_share_one_analyser_and_get_what_one_thread_gets() -> None:
@@ -81,7 +81,7 @@ def test_threads_share_one_analyser_and_get_what_one_thread_gets() -> None:
 def test_the_rules_analyser_strips_particles_without_a_model() -> None:
     assert terms("담당자가") == ["담당자", "담당", "당자"]
     assert "예산" in query_terms("예산이 얼마였지?")
-    assert terms("사무실을 판교로 옮겼어요")[0] == "사무실"
+    assert terms("사무실을 판교로 옮겼어요")[:3] == ["사무실", "사무", "무실"]
 
 
 def _moved_office(n: int) -> tuple[str, str]:
@@ -129,7 +129,7 @@ def test_reindex_search_rewrites_what_another_analyser_stored() -> None:
 
     assert Passage.objects.get(pk=stale.pk).terms == normalised(stale.text)
     item = MemoryItem.objects.get(text="사무실을 판교로 옮겼다")
-    assert item.terms.split() == ["사무실", "판교", "옮기"]
+    assert item.terms.split() == ["사무실", "사무", "무실", "판교", "옮기"]
     assert MemoryItem.objects.get(pk=english.pk).terms == "hand written"  # no Hangul: not read
     recall = next_context(
         channel=session.channel, instruction="사무실은 어디로 옮기기로 했지?"
