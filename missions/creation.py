@@ -1,6 +1,7 @@
 """Creating a mission and what follows every accepted one. Shared by intake (a person's
 instruction) and planning (delegated missions, the synthesis)."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -9,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
-from missions.models import MessageKind, Mission
+from missions.models import Message, MessageKind, Mission
 from missions.queueing import mission_queue_run
 from missions.timeline import message_post
 from office.models import Employee
@@ -19,8 +20,6 @@ from sessions.services import session_count_mission, session_lock
 NOTICE_CHECK_TASK = "sessions.tasks.long_session_check_on_instruction"
 
 
-# No savepoint of its own inside a caller's transaction: a failure here fails the caller.
-@transaction.atomic(savepoint=False)
 def mission_create(
     *,
     session: ChatSession,
@@ -35,7 +34,49 @@ def mission_create(
     message_text: str | None = None,
     payload: dict[str, Any] | None = None,
 ) -> tuple[Mission, bool]:
-    """The mission for this instruction, and whether it is new.
+    """The mission for this instruction, and whether it is new (see `mission_open`)."""
+    opened = mission_open(
+        session=session,
+        assignee=assignee,
+        source=source,
+        instruction=instruction,
+        client_id=client_id,
+        parent=parent,
+        at=at,
+        expected_output=expected_output,
+        message_kind=message_kind,
+        message_text=message_text,
+        payload=payload,
+    )
+    return opened.mission, opened.created
+
+
+@dataclass(frozen=True)
+class Opened:
+    mission: Mission
+    # The timeline message the new mission was posted with; None when the mission was
+    # already there (a resent client_id).
+    message: Message | None
+    created: bool
+
+
+# No savepoint of its own inside a caller's transaction: a failure here fails the caller.
+@transaction.atomic(savepoint=False)
+def mission_open(
+    *,
+    session: ChatSession,
+    assignee: Employee,
+    source: str,
+    instruction: str,
+    client_id: str = "",
+    parent: Mission | None = None,
+    at: datetime | None = None,
+    expected_output: str = "",
+    message_kind: str = MessageKind.USER,
+    message_text: str | None = None,
+    payload: dict[str, Any] | None = None,
+) -> Opened:
+    """The mission for this instruction, whether it is new, and its message.
 
     A `client_id` already used in the session returns the existing mission: an
     instruction resent after a reconnect is not a second mission. The timeline shows the
@@ -47,7 +88,7 @@ def mission_create(
     if client_id:
         existing = Mission.objects.filter(session=session, client_id=client_id).first()
         if existing is not None:
-            return existing, False
+            return Opened(mission=existing, message=None, created=False)
     seq = session_count_mission(session=locked)
     session.mission_count = seq
     # Read under the lock: once told, a session is never told again (see
@@ -66,7 +107,7 @@ def mission_create(
         client_id=client_id,
         created_at=created_at,
     )
-    message_post(
+    message = message_post(
         channel_id=session.channel_id,
         session_id=session.pk,
         mission=mission,
@@ -80,7 +121,7 @@ def mission_create(
         },
         created_at=created_at,
     )
-    return mission, True
+    return Opened(mission=mission, message=message, created=True)
 
 
 def mission_after_accept(mission: Mission, *, run: bool = True) -> None:

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from language.storable import BAD_TEXT, text_problem
 from missions.creation import NOTICE_CHECK_TASK as NOTICE_CHECK_TASK
-from missions.creation import mission_after_accept, mission_create
+from missions.creation import mission_after_accept, mission_create, mission_open
 from missions.delegation import Delegation, plan_start
 from missions.dispatch import Route, route_instruction
 from missions.lifecycle import mission_complete
@@ -166,14 +166,17 @@ def instruction_accept(
             raise RateLimited(retry_after=verdict.retry_after, cost=cost)
     with transaction.atomic():
         session = session_get_or_open_current(channel=channel)
-        mission, created = mission_create(
+        opened = mission_open(
             session=session,
             assignee=route.assignee,
             source=route.source,
             instruction=text,
             client_id=client_id,
         )
-        message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
+        mission, created, message = opened.mission, opened.created, opened.message
+        if message is None:
+            # Sent again after a reconnect: the message it was posted with.
+            message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
         assert message is not None
         if created:
             if route.unknown:

@@ -291,13 +291,13 @@ NEXT_CONTEXT_QUERIES = 13
 # 16 for `context_for_mission` on a mission freshly read from the database: its session,
 # channel, assignee and the channel's office, then the same twelve loading queries.
 MISSION_CONTEXT_QUERIES = 16
-# 8 for `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
+# 7 for `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
 # and the long-session check it queues on commit are replaced by recorders (they are
 # tasks with costs of their own, off the request path), so this is what the person waits
 # for. It counts BEGIN and COMMIT (Django logs them), the current session, the session row
-# lock, the mission count, the mission and message inserts and the re-read of the message;
+# lock, the mission count, and the mission and message inserts (the message is not read back);
 # a 1:1 instruction naming nobody with @ needs no list of the office's employees.
-ACCEPT_QUERIES = 8
+ACCEPT_QUERIES = 7
 
 
 def _session_of(count: int) -> ChatSession:
