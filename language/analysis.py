@@ -39,8 +39,6 @@ from language.terms import STOPWORDS
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
 
-ANALYSERS = ("kiwi", "rules")
-
 # Numbers, runs of Hangul and runs of other letters are separate words ("30대" → "30",
 # "대"; "3천만원" → "3", "천만원").
 _TOKEN = re.compile(r"\d+|[\uac00-\ud7a3]+|[^\W\d_\uac00-\ud7a3]+", re.UNICODE)
