@@ -105,23 +105,19 @@ def mission_complete(
         # A retried mission may finish after the fold watermark passed it; the summary
         # decides whether it needs a late fold.
         queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
+    if _may_leave_window(mission):
+        queue_task_on_commit("summaries.tasks.summary_fold", mission.session_id)
     if extract_at_once(mission.instruction):
         # Said to be kept: remembered now. The rest is extracted with its fold.
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
-    # The recall index and the fold check, in one background task.
-    queue_task_on_commit(
-        "context.tasks.mission_followups",
-        mission.pk,
-        mission.session_id,
-        _may_leave_window(mission),
-    )
+    queue_task_on_commit("context.tasks.passages_index", mission.pk)
     return message
 
 
 def _may_leave_window(mission: Mission) -> bool:
     """Whether finishing this mission can push one out of the detail window (and so make
     a fold due): not while the session holds no more missions than the window. Spares
-    the fold check (five queries) for the first missions of every session."""
+    the fold check (a task, five queries) for the first missions of every session."""
     return (
         mission.seq > settings.DETAIL_MISSIONS
         or Mission.objects.filter(

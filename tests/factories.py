@@ -2,7 +2,6 @@
 
 from collections.abc import Callable
 from itertools import count
-from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
@@ -60,23 +59,6 @@ def add_finished_missions(
             )
         )
     return made
-
-
-def hold_folds(patch: Any) -> None:
-    """Folds queued from now on never land, as with a slow background queue: the fold task
-    is not sent, and the follow-up of each finished mission indexes it without its fold
-    check. `patch` is a pytest MonkeyPatch (its undo ends the hold)."""
-    from context import tasks as context_tasks
-    from summaries import tasks as summary_tasks
-
-    patch.setattr(summary_tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
-    followups = context_tasks.mission_followups
-    send = followups.delay_on_commit  # type: ignore[attr-defined]
-    patch.setattr(
-        followups,
-        "delay_on_commit",
-        lambda mission_id, session_id, fold_check: send(mission_id, session_id, False),
-    )
 
 
 def _default_text(n: int) -> tuple[str, str]:

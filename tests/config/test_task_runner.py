@@ -109,7 +109,6 @@ def test_a_fresh_process_finds_every_task_a_service_names_without_importing_it()
         "summaries.tasks.compaction_merge",
         "memory.tasks.memory_extract_from_mission",
         "context.tasks.passages_index",
-        "context.tasks.mission_followups",
     ]
     script = (
         "import django, os\n"

@@ -23,19 +23,13 @@ from missions.models import Mission, MissionStatus
 from office.models import Office
 from sessions.models import ChatSession
 from sessions.services import session_get_or_open_current
+from summaries import tasks
 from summaries.folding import fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.schemas import SummaryItem, SummaryState
 from summaries.services import summary_get_or_create
 from summaries.verifier import summary_verify
-from tests.factories import (
-    add_finished_missions,
-    dm_channel,
-    hold_folds,
-    long_text,
-    make_office,
-    next_context,
-)
+from tests.factories import add_finished_missions, dm_channel, long_text, make_office, next_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,7 +53,7 @@ def _memory(office: Office, text: str, *, pinned: bool = False) -> MemoryItem:
 def _hold_folds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Folds queued from now on never land, as with a slow background queue: each test
     folds when it says so (`_fold_what_left_the_window`), whatever the batching policy."""
-    hold_folds(monkeypatch)
+    monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
 
 
 def _fold_what_left_the_window(session: ChatSession) -> RollingSummary:

@@ -18,7 +18,6 @@ from tests.factories import (
     add_finished_missions,
     channel_of,
     dm_channel,
-    hold_folds,
     long_text,
     make_office,
     next_context,
@@ -137,9 +136,11 @@ def test_trim_middle_keeps_head_and_tail_within_the_limit() -> None:
 def test_a_mission_whose_fold_has_not_landed_is_shown_as_pending(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    from summaries import tasks
+
     session = _session()
     add_finished_missions(session, 10, text=long_text)  # 1, 2 folded
-    hold_folds(monkeypatch)
+    monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
     add_finished_missions(session, 3, text=long_text)  # 3, 4, 5 leave the window; no fold
     context = next_context(channel=session.channel, instruction="next")
     assert context.section("pending").mission_seqs == [3, 4, 5]
@@ -147,16 +148,20 @@ def test_a_mission_whose_fold_has_not_landed_is_shown_as_pending(
     assert "mission #3" in context.section("pending").text
 
 
-def test_coverage_holds_after_every_mission() -> None:
+def test_coverage_holds_after_every_mission(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every finished mission is in detail, pending, or folded into the summary (or, while
     the whole session fits the envelope, recalled in full)."""
+    from summaries import tasks
+
     session = _session()
+    real_delay = tasks.summary_fold.delay_on_commit  # type: ignore[attr-defined]
     for n in range(1, 31):
         # Folds land late every third mission, as a slow queue would.
-        with pytest.MonkeyPatch.context() as patch:
-            if n % 3 == 0:
-                hold_folds(patch)
-            add_finished_missions(session, 1)
+        if n % 3 == 0:
+            monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
+        else:
+            monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", real_delay)
+        add_finished_missions(session, 1)
         context = next_context(channel=session.channel, instruction="status?")
         shown = set(context.section("recent").mission_seqs)
         shown |= set(context.section("pending").mission_seqs)

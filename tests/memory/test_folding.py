@@ -12,7 +12,7 @@ from summaries.render import render_summary
 from summaries.schemas import Decision, DroppedMission, SummaryItem, SummaryState
 from summaries.services import summary_fold
 from summaries.verifier import summary_verify
-from tests.factories import add_finished_missions, dm_channel, hold_folds, make_office, next_context
+from tests.factories import add_finished_missions, dm_channel, make_office, next_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,7 +47,7 @@ class ScriptedProvider:
 
 
 def _unfolded_session(count: int, monkeypatch: pytest.MonkeyPatch, text: Any = None):
-    hold_folds(monkeypatch)
+    monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
     session = session_get_or_open_current(channel=dm_channel(make_office()))
     add_finished_missions(session, count, text=text)
     return session

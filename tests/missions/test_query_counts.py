@@ -55,7 +55,10 @@ def test_running_a_reply_takes_a_pinned_number_of_queries(
         mission_run(mission_id=mission.pk)
     mission.refresh_from_db()
     assert mission.status == MissionStatus.DONE
-    assert queued == [("context.tasks.mission_followups", mission.pk, mission.session_id, True)]
+    assert [task for task, *_ in queued] == [
+        "summaries.tasks.summary_fold",
+        "context.tasks.passages_index",
+    ]
     assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
 
 
@@ -79,7 +82,7 @@ def test_memory_is_extracted_at_once_only_from_what_the_person_says_to_keep(
     # The rest is extracted with its fold (tests/memory/test_folded_extraction.py). The
     # fourth mission pushes nothing out of the window: no fold check.
     extraction = ["memory.tasks.memory_extract_from_mission"] if extracted_now else []
-    assert [task for task, *_ in queued] == [*extraction, "context.tasks.mission_followups"]
+    assert [task for task, *_ in queued] == [*extraction, "context.tasks.passages_index"]
 
 
 @pytest.mark.parametrize(("before", "checked"), [(0, False), (7, False), (8, True), (20, True)])
@@ -89,7 +92,8 @@ def test_the_fold_check_is_queued_once_a_mission_can_have_left_the_window(
     settings.DETAIL_MISSIONS = 8
     mission, queued = _queued_mission(before, monkeypatch)
     mission_run(mission_id=mission.pk)
-    assert queued == [("context.tasks.mission_followups", mission.pk, mission.session_id, checked)]
+    folds = [args for args in queued if args[0] == "summaries.tasks.summary_fold"]
+    assert folds == ([("summaries.tasks.summary_fold", mission.session_id)] if checked else [])
 
 
 def test_an_early_mission_finishing_after_later_ones_still_checks_the_fold(
@@ -108,7 +112,7 @@ def test_an_early_mission_finishing_after_later_ones_still_checks_the_fold(
     queued: list[Any] = []
     monkeypatch.setattr(lifecycle, "queue_task_on_commit", lambda *args: queued.append(args))
     mission_run(mission_id=first.pk)
-    assert queued == [("context.tasks.mission_followups", first.pk, session.pk, True)]
+    assert ("summaries.tasks.summary_fold", session.pk) in queued
 
 
 @pytest.mark.parametrize("missions", [10, 60])

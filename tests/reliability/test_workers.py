@@ -26,7 +26,7 @@ from summaries.models import RollingSummary, SummaryRevision
 from summaries.render import state_refs
 from summaries.schemas import SummaryState
 from summaries.services import summary_sweep_lagging
-from tests.factories import add_finished_missions, dm_channel, hold_folds, make_office, make_user
+from tests.factories import add_finished_missions, dm_channel, make_office, make_user
 from tests.fake_openai import FAKE_API_KEY, FakeOpenAI, Reply
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
@@ -231,7 +231,7 @@ def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
     from summaries import tasks
 
     with pytest.MonkeyPatch.context() as patch:
-        hold_folds(patch)
+        patch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
         add_finished_missions(session, 12)  # 1..4 wait to be folded
     settings.TASK_RUNNER = "celery"
     # The model takes its time over the fold: the worker dies while it thinks.

@@ -108,32 +108,3 @@ def test_the_sweeper_queues_a_fold_only_for_a_whole_batch(settings: Any) -> None
     settings.FOLD_BATCH = 8
     assert summary_sweep_lagging() == 1
     assert _watermark(session) == 8  # the queued fold ran (inline in tests)
-
-
-def test_the_fold_check_after_a_mission_runs_even_when_its_indexing_fails(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from context import services as context_services
-    from context import tasks as context_tasks
-    from missions import lifecycle
-
-    session = dm_channel(make_office()).sessions.get()
-    followups: list[Any] = []
-    monkeypatch.setattr(lifecycle, "queue_task_on_commit", lambda *args: followups.append(args))
-    missions = add_finished_missions(session, 16, text=long_text)
-    assert _watermark(session) == 0  # the follow-ups were held back
-    task, mission_id, session_id, fold_check = followups[-1]
-    assert (task, mission_id, session_id, fold_check) == (
-        "context.tasks.mission_followups",
-        missions[-1].pk,
-        session.pk,
-        True,
-    )
-
-    def broken(**_: Any) -> int:
-        raise RuntimeError("index unavailable")
-
-    monkeypatch.setattr(context_services, "passages_index", broken)
-    with pytest.raises(RuntimeError):
-        context_tasks.mission_followups(mission_id, session_id, fold_check)
-    assert _watermark(session) == 8
