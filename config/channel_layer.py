@@ -1,4 +1,6 @@
-"""The Redis channel layer with a connection pool sized from settings that waits for a
+"""The channel layers of the two runtimes.
+
+The Redis channel layer with a connection pool sized from settings that waits for a
 free connection instead of failing.
 
 channels_redis builds a plain `redis.asyncio.ConnectionPool`, which raises
@@ -6,8 +8,12 @@ MaxConnectionsError the moment its pool is used up: a burst of sockets joining t
 groups at once was answered with HTTP 500. A `BlockingConnectionPool` makes a join wait
 (up to `pool_timeout` seconds) for a connection another join gives back."""
 
+import contextlib
+import time
 from typing import Any
 
+from channels.exceptions import ChannelFull
+from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 from redis import asyncio as aioredis
 
@@ -24,3 +30,29 @@ class PooledRedisChannelLayer(RedisChannelLayer):
         return aioredis.BlockingConnectionPool.from_url(
             address, max_connections=self.pool_max, timeout=self.pool_timeout, **host
         )
+
+
+class EmbeddedChannelLayer(InMemoryChannelLayer):
+    """Channels' in-memory layer (one process), with a cheaper group send: the event goes
+    straight onto each member's queue (Channels starts a task per member and waits on
+    them all), and expired messages and memberships are swept at most once a second
+    rather than on every send and receive, each sweep walking every socket's queue.
+    Messages expire after a minute and memberships after a day: a second late is no
+    difference."""
+
+    SWEEP_EVERY = 1.0
+    _swept_at = 0.0
+
+    def _clean_expired(self) -> None:
+        now = time.monotonic()
+        if now - self._swept_at >= self.SWEEP_EVERY:
+            self._swept_at = now
+            super()._clean_expired()
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        assert isinstance(message, dict), "Message is not a dict"
+        self.require_valid_group_name(group)
+        self._clean_expired()
+        for channel in list(self.groups.get(group, ())):
+            with contextlib.suppress(ChannelFull):
+                await self.send(channel, message)

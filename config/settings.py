@@ -4,6 +4,8 @@ Nothing set gives the embedded default: SQLite under the project, an in-memory c
 layer, tasks on a background thread in the web process and the offline model provider.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -119,10 +121,17 @@ def _sqlite(name: str | Path) -> dict[str, object]:
     # functions, for every database hop of the socket consumer (2.95 → 0.60 ms a hop,
     # measured). Threads are few: the consumer's one sync thread and the lanes' pools;
     # an HTTP request's own thread takes its connection with it when it ends.
+    # Tests get a file too, never Django's shared-cache memory database: there a reader
+    # beside a writer fails at once ("database table is locked") instead of waiting, so
+    # tests of the thread lanes would fail by timing. One file per test process.
+    test_name = env_str("TEST_DATABASE_NAME") or str(
+        Path(tempfile.gettempdir()) / f"office-test-{os.getpid()}.sqlite3"
+    )
     return {
-        "ENGINE": "django.db.backends.sqlite3",
+        "ENGINE": "config.sqlite",
         "NAME": str(name),
         "CONN_MAX_AGE": None,
+        "TEST": {"NAME": test_name},
         "OPTIONS": {
             "timeout": SQLITE_BUSY_TIMEOUT,
             "transaction_mode": "IMMEDIATE",
@@ -170,7 +179,7 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.EmbeddedChannelLayer"}}
 
 # The cache holds rate-limit counters: shared through Redis when there is one.
 if REDIS_URL:

@@ -16,6 +16,17 @@ def pytest_configure(config: pytest.Config) -> None:
     celery._beat_started = True
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The lanes' threads keep their SQLite connections open, so the test database file
+    goes but its write-ahead log and index may stay behind."""
+    if settings.IS_POSTGRES:
+        return
+    name = str(settings.DATABASES["default"]["TEST"]["NAME"])  # type: ignore[index]
+    for leftover in (f"{name}-wal", f"{name}-shm"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     has_postgres = settings.IS_POSTGRES
     has_redis = bool(settings.REDIS_URL)

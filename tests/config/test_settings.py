@@ -62,8 +62,8 @@ def test_nothing_set_gives_the_embedded_default() -> None:
     result = _settings()
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [
-        "django.db.backends.sqlite3",
-        "channels.layers.InMemoryChannelLayer",
+        "config.sqlite",
+        "config.channel_layer.EmbeddedChannelLayer",
         "thread",
         "offline",
     ]

@@ -1,0 +1,58 @@
+"""The embedded runtime's channel layer (config.channel_layer.EmbeddedChannelLayer)."""
+
+import asyncio
+
+from config.channel_layer import EmbeddedChannelLayer
+
+
+async def test_a_group_send_reaches_every_member_in_the_order_sent() -> None:
+    layer = EmbeddedChannelLayer()
+    a, b, other = [await layer.new_channel() for _ in range(3)]
+    await layer.group_add("channel.1", a)
+    await layer.group_add("channel.1", b)
+    await layer.group_add("channel.2", other)
+    for n in range(3):
+        await layer.group_send("channel.1", {"type": "office.event", "n": n})
+    for member in (a, b):
+        assert [(await layer.receive(member))["n"] for _ in range(3)] == [0, 1, 2]
+    assert other not in layer.channels  # nothing was sent to another group
+
+
+async def test_a_full_member_loses_the_event_and_the_others_still_get_it() -> None:
+    layer = EmbeddedChannelLayer(capacity=1)
+    full, calm = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("channel.1", full)
+    await layer.group_add("channel.1", calm)
+    await layer.group_send("channel.1", {"type": "office.event", "n": 0})
+    await layer.receive(calm)
+    await layer.group_send("channel.1", {"type": "office.event", "n": 1})
+    assert (await layer.receive(full))["n"] == 0
+    assert (await layer.receive(calm))["n"] == 1
+    assert layer.channels.get(full) is None  # the second event never reached it
+
+
+async def test_each_member_gets_its_own_copy() -> None:
+    layer = EmbeddedChannelLayer()
+    a, b = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("channel.1", a)
+    await layer.group_add("channel.1", b)
+    await layer.group_send("channel.1", {"type": "office.event", "event": {"text": "x"}})
+    first = await layer.receive(a)
+    first["event"]["text"] = "changed"
+    assert (await layer.receive(b))["event"]["text"] == "x"
+
+
+async def test_expired_events_are_swept_at_most_once_a_sweep_interval() -> None:
+    layer = EmbeddedChannelLayer(expiry=0)
+    layer.SWEEP_EVERY = 0.2
+    gone, member = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("channel.1", gone)
+    await layer.group_send("channel.1", {"type": "office.event"})  # expires at once
+    await layer.group_add("channel.1", member)
+    await layer.group_send("channel.1", {"type": "office.event"})
+    # Swept on the first send only: the expired event is still queued.
+    assert not layer.channels[gone].empty()
+    await asyncio.sleep(0.25)
+    await layer.group_send("channel.2", {"type": "office.event"})
+    # A channel whose event expired unheard is dropped from its groups, as in Channels.
+    assert gone not in layer.channels and gone not in layer.groups["channel.1"]
