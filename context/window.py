@@ -5,6 +5,7 @@ This module is the one definition of which missions have left the window."""
 from django.conf import settings
 
 from missions.models import Mission, MissionStatus
+from sessions.models import ChatSession
 
 # Missions that left the window but are not folded yet are shown as excerpts, at most
 # this many (a fold is due before more would wait).
@@ -52,3 +53,20 @@ def fold_due(*, waiting: int) -> bool:
     pending section can list. Folding in batches keeps the summary message byte-identical
     between folds, so provider prompt caches keep hitting."""
     return waiting >= min(settings.FOLD_BATCH, PENDING_MAX_LISTED)
+
+
+def fold_may_be_due(*, session_id: int) -> bool:
+    """Whether a fold can be due in the session, in one query and no task: a fold waits
+    for missions that left the window and are not folded, and at most `mission_count -
+    DETAIL_MISSIONS - folded_through_seq` can be (no seq is above the session's mission
+    count, and the window holds the DETAIL_MISSIONS newest finished ones). So between two
+    batches no fold check is queued at all."""
+    row = (
+        ChatSession.objects.filter(pk=session_id)
+        .values_list("mission_count", "summary__folded_through_seq")
+        .first()
+    )
+    if row is None:
+        return False
+    count, folded = row
+    return fold_due(waiting=count - settings.DETAIL_MISSIONS - (folded or 0))

@@ -3,14 +3,15 @@ after commit; follow-up work (folds, memory extraction) is queued in the backgro
 
 import logging
 from datetime import datetime
+from functools import partial
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
+from context.window import fold_may_be_due
 from memory.extraction import extract_at_once
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_child_changed, plan_synthesis_changed
@@ -84,6 +85,8 @@ def mission_complete(
         text=reply,
         payload={"seq": mission.seq},
         created_at=finished_at,
+        # reply.done carries the saved reply: one frame per reply, not two.
+        announce=False,
     )
     send_frame_on_commit(
         mission.channel_id,
@@ -105,8 +108,9 @@ def mission_complete(
         # A retried mission may finish after the fold watermark passed it; the summary
         # decides whether it needs a late fold.
         queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
-    if _may_leave_window(mission):
-        queue_task_on_commit("summaries.tasks.summary_fold", mission.session_id)
+    # Read once committed: the fold check then sees this mission among the finished ones,
+    # and the read does not hold the write lock.
+    transaction.on_commit(partial(_queue_fold_check, mission.session_id))
     if extract_at_once(mission.instruction):
         # Said to be kept: remembered now. The rest is extracted with its fold.
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
@@ -114,16 +118,9 @@ def mission_complete(
     return message
 
 
-def _may_leave_window(mission: Mission) -> bool:
-    """Whether finishing this mission can push one out of the detail window (and so make
-    a fold due): not while the session holds no more missions than the window. Spares
-    the fold check (a task, five queries) for the first missions of every session."""
-    return (
-        mission.seq > settings.DETAIL_MISSIONS
-        or Mission.objects.filter(
-            session_id=mission.session_id, seq__gt=settings.DETAIL_MISSIONS
-        ).exists()
-    )
+def _queue_fold_check(session_id: int) -> None:
+    if fold_may_be_due(session_id=session_id):
+        queue_task_on_commit("summaries.tasks.summary_fold", session_id)
 
 
 def _tell_plan(mission: Mission) -> None:

@@ -20,10 +20,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # Claim (1), read the mission with its session, channel, office and assignee (1), load its
 # context (9: nothing to recall or rank here), nothing to mark used, then complete (4: the
-# reply's author is the assignee read with the mission).
-RUN_QUERIES = 15
-# Begin, save the mission, save the reply message, read its author for the frame, commit.
-COMPLETE_QUERIES = 5
+# reply's author is the assignee read with the mission), and once committed whether a fold
+# can be due (1).
+RUN_QUERIES = 16
+# Begin, save the mission, save the reply message, read its author for the frame, commit;
+# then whether a fold can be due.
+COMPLETE_QUERIES = 6
 
 
 def _queued_mission(
@@ -55,9 +57,10 @@ def test_running_a_reply_takes_a_pinned_number_of_queries(
         mission_run(mission_id=mission.pk)
     mission.refresh_from_db()
     assert mission.status == MissionStatus.DONE
+    # The fold check is queued once the reply is committed, after the index.
     assert [task for task, *_ in queued] == [
-        "summaries.tasks.summary_fold",
         "context.tasks.passages_index",
+        "summaries.tasks.summary_fold",
     ]
     assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
 

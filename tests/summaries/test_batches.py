@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from missions.models import MissionStatus
+from sessions.models import ChatSession
 from summaries import services
 from summaries.models import RollingSummary
 from summaries.services import summary_sweep_lagging
@@ -38,6 +39,32 @@ def test_a_fold_waits_for_a_batch_of_missions_to_leave_the_window() -> None:
     assert marks[22] == 8
     assert marks[23] == 16
     assert marks[32] == 24
+
+
+def test_a_fold_check_is_queued_only_when_a_batch_can_be_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Between two batches no fold task runs at all (it would find nothing due)."""
+    from missions import lifecycle
+
+    checks: list[int] = []
+    queue = lifecycle.queue_task_on_commit
+
+    def recording(name: str, *args: Any) -> None:
+        if name == "summaries.tasks.summary_fold":
+            checks.append(_count(args[0]))
+        queue(name, *args)
+
+    def _count(session_id: int) -> int:
+        return ChatSession.objects.get(pk=session_id).mission_count
+
+    monkeypatch.setattr(lifecycle, "queue_task_on_commit", recording)
+    session = dm_channel(make_office()).sessions.get()
+    for _ in range(33):
+        add_finished_missions(session, 1, text=long_text)
+    # Queued after missions 16, 24 and 32, each of which made a batch: it folded.
+    assert checks == [16, 24, 32]
+    assert _watermark(session) == 24
 
 
 def test_the_summary_message_is_byte_identical_between_folds() -> None:
