@@ -40,9 +40,11 @@ def message_post(
     author_id: int | None = None,
     author: Employee | None = None,
     created_at: datetime | None = None,
+    announce: bool = True,
 ) -> Message:
-    """Save a timeline entry; its frame goes out once the transaction commits. Pass
-    `author` when it is at hand (its name goes into the frame without a query)."""
+    """Save a timeline entry; its frame goes out once the transaction commits (not with
+    `announce=False`: the caller sends a frame that carries it). Pass `author` when it is
+    at hand (its name goes into the frame without a query)."""
     extra: dict[str, Any] = {"created_at": created_at} if created_at is not None else {}
     if author is not None:
         extra["author"] = author
@@ -57,5 +59,6 @@ def message_post(
         payload=payload,
         **extra,
     )
-    send_frame_on_commit(channel_id, message_frame(message))
+    if announce:
+        send_frame_on_commit(channel_id, message_frame(message))
     return message

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -160,6 +161,16 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     @channel_receive.setter
     def channel_receive(self, receive: Callable[[], Awaitable[dict[str, Any]]]) -> None:
         self._layer_receive = receive
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # Channels' own dispatch first closes stale database connections, a trip to the
+        # database thread before every event, the channel's broadcasts included. Here
+        # every database call goes through database_sync_to_async, which does that
+        # itself, and a forwarded event touches no database.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         events.remember_server_loop()

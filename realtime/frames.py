@@ -141,6 +141,9 @@ class ReplyDeltaFrame(BaseModel):
 
 
 class ReplyDoneFrame(BaseModel):
+    """The reply is saved: `message` is its timeline entry (no `message` frame is sent
+    for it)."""
+
     type: Literal["reply.done"] = "reply.done"
     mission: int
     message: MessageData

@@ -59,6 +59,9 @@ async def test_a_dm_reply_streams_in_order_and_is_saved_with_its_usage(model: Fa
     assert mission.prompt_chars > 0 and mission.client_id == "c-1"
     done = of_type(frames, "reply.done")[0]
     assert done["mission"] == mission.pk and done["message"]["text"] == streamed
+    assert done["message"]["kind"] == "employee"
+    # The reply's timeline entry comes with reply.done, not in a frame of its own.
+    assert [f["message"]["kind"] for f in of_type(frames, "message")] == ["user"]
     # The model saw the persona first and the instruction last.
     chat = [r for r in model.requests if r.body.get("stream")]
     assert len(chat) == 1  # the other request is the memory extraction, after the reply

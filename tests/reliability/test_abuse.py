@@ -5,6 +5,8 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.exceptions import ChannelFull
+from channels.layers import InMemoryChannelLayer
 from django.db import transaction
 from django.test import Client
 
@@ -242,14 +244,24 @@ def test_a_task_queued_in_a_rolled_back_transaction_never_runs() -> None:
 # --- 11. the channel layer drops; resync by id recovers everything ------------------------
 
 
+class DroppingLayer(InMemoryChannelLayer):
+    """Every other event is lost, as to a full channel (Channels' group send drops it)."""
+
+    sent = 0
+
+    async def send(self, channel: str, message: dict[str, Any]) -> None:
+        self.sent += 1
+        if self.sent % 2 == 0:
+            raise ChannelFull(channel)
+        await super().send(channel, message)
+
+
 async def test_after_dropped_events_a_resync_by_id_returns_every_message(
     settings: Any, fake_openai: FakeOpenAI
 ) -> None:
     from channels.layers import channel_layers
 
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 3}}
-    }
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": f"{__name__}.DroppingLayer"}}
     channel_layers.backends.clear()
     try:
         user, channel = await _owner_and_channel()
