@@ -75,25 +75,27 @@ def mission_open(
     message_kind: str = MessageKind.USER,
     message_text: str | None = None,
     payload: dict[str, Any] | None = None,
+    locked: bool = False,
 ) -> Opened:
     """The mission for this instruction, whether it is new, and its message.
 
     A `client_id` already used in the session returns the existing mission: an
     instruction resent after a reconnect is not a second mission. The timeline shows the
     instruction (a `message_kind` message, `message_text` in place of the instruction if
-    given, `payload` added to its own)."""
+    given, `payload` added to its own). `locked`: the caller holds the session's row lock
+    (`session_lock_current`) and `session` is the row read under it."""
     # The row lock orders concurrent instructions of one session, so seq has no gaps and
     # two sends of one client_id cannot both pass the check below.
-    locked = session_lock(session=session)
+    row = session if locked else session_lock(session=session)
     if client_id:
         existing = Mission.objects.filter(session=session, client_id=client_id).first()
         if existing is not None:
             return Opened(mission=existing, message=None, created=False)
-    seq = session_count_mission(session=locked)
+    seq = session_count_mission(session=row)
     session.mission_count = seq
     # Read under the lock: once told, a session is never told again (see
     # `mission_after_accept`).
-    session.long_notice_sent_at = locked.long_notice_sent_at
+    session.long_notice_sent_at = row.long_notice_sent_at
     created_at = at or timezone.now()
     mission = Mission.objects.create(
         session=session,

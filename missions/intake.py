@@ -19,7 +19,7 @@ from missions.ratelimit import instruction_allowed
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
 from sessions.models import ChatSession
-from sessions.services import session_get_or_open_current
+from sessions.services import session_get_or_open_current, session_lock_current
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]*")
 RETIRED = "employee_retired"
@@ -165,13 +165,14 @@ def instruction_accept(
         if not verdict.allowed:
             raise RateLimited(retry_after=verdict.retry_after, cost=cost)
     with transaction.atomic():
-        session = session_get_or_open_current(channel=channel)
+        session = session_lock_current(channel=channel)
         opened = mission_open(
             session=session,
             assignee=route.assignee,
             source=route.source,
             instruction=text,
             client_id=client_id,
+            locked=True,
         )
         mission, created, message = opened.mission, opened.created, opened.message
         if message is None:

@@ -41,9 +41,23 @@ def session_lock(*, session: ChatSession) -> ChatSession:
     return ChatSession.objects.select_for_update().get(pk=session.pk)
 
 
+def session_lock_current(*, channel: Channel) -> ChatSession:
+    """The channel's current session, its row locked until the transaction ends, in one
+    query (opening the next session if it has none). A session closed while this waited
+    for its lock is not returned: the one opened after it is."""
+    current = (
+        ChatSession.objects.select_for_update()
+        .filter(channel=channel, closed_at__isnull=True)
+        .first()
+    )
+    if current is not None:
+        return current
+    return session_lock(session=session_get_or_open_current(channel=channel))
+
+
 def session_count_mission(*, session: ChatSession) -> int:
     """One more mission in the session; returns its seq. Call with the row locked
-    (`session_lock`), so that seqs have no gaps."""
+    (`session_lock`, `session_lock_current`), so that seqs have no gaps."""
     ChatSession.objects.filter(pk=session.pk).update(mission_count=F("mission_count") + 1)
     session.mission_count += 1
     return session.mission_count

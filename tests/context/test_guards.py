@@ -294,10 +294,10 @@ MISSION_CONTEXT_QUERIES = 16
 # 7 for `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
 # and the long-session check it queues on commit are replaced by recorders (they are
 # tasks with costs of their own, off the request path), so this is what the person waits
-# for. It counts BEGIN and COMMIT (Django logs them), the current session, the session row
-# lock, the mission count, and the mission and message inserts (the message is not read back);
-# a 1:1 instruction naming nobody with @ needs no list of the office's employees.
-ACCEPT_QUERIES = 7
+# for. It counts BEGIN and COMMIT (Django logs them), the current session read with its
+# row lock, the mission count, and the mission and message inserts (the message is not read
+# back); a 1:1 instruction naming nobody with @ needs no list of the office's employees.
+ACCEPT_QUERIES = 6
 
 
 def _session_of(count: int) -> ChatSession:

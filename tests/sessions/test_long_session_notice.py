@@ -3,7 +3,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connections
+from django.db import connections, transaction
 from django.utils import translation
 
 from missions.intake import instruction_accept
@@ -205,6 +205,49 @@ def test_two_concurrent_new_session_requests_start_one_session() -> None:
     assert all(isinstance(r, ChatSession) for r in results), results
     assert results[0].pk == results[1].pk
     assert ChatSession.objects.filter(channel=channel).count() == 2
+
+
+def test_an_instruction_sent_while_a_new_session_starts_lands_in_the_new_session() -> None:
+    """The accept reads the current session with its row lock: one closed while it waited
+    is not written to (on PostgreSQL the old read-then-lock put it there)."""
+    channel = dm_channel(make_office())
+    old = session_get_or_open_current(channel=channel)
+    started, release = threading.Event(), threading.Event()
+    accepted: list[Any] = []
+
+    def start_new() -> None:
+        try:
+            with transaction.atomic():
+                session_start_new(channel=channel, expected_session_id=old.pk)
+                started.set()
+                release.wait(20)
+        finally:
+            connections.close_all()
+
+    def send() -> None:
+        try:
+            accepted.append(instruction_accept(channel=channel, text="Draft the memo"))
+        except BaseException as exc:
+            accepted.append(exc)
+        finally:
+            connections.close_all()
+
+    starter = threading.Thread(target=start_new)
+    starter.start()
+    assert started.wait(20)
+    sender = threading.Thread(target=send)
+    sender.start()
+    sender.join(0.5)
+    assert sender.is_alive()  # waiting for the session's lock
+    release.set()
+    starter.join(20)
+    sender.join(20)
+    [result] = accepted
+    mission = Mission.objects.get(pk=result.mission.pk)
+    new = ChatSession.objects.get(channel=channel, closed_at__isnull=True)
+    assert new.pk != old.pk
+    assert (mission.session_id, mission.seq) == (new.pk, 1)
+    assert ChatSession.objects.get(pk=old.pk).mission_count == 0
 
 
 @database_sync_to_async
