@@ -4,6 +4,7 @@ This module is the one definition of which missions have left the window."""
 
 from django.conf import settings
 
+from config.prepared import prepared
 from missions.models import Mission, MissionStatus
 from sessions.models import ChatSession
 
@@ -12,13 +13,16 @@ from sessions.models import ChatSession
 PENDING_MAX_LISTED = 12
 
 
+_WINDOW = prepared(
+    lambda size, *, session_id, before_seq: Mission.objects.filter(
+        session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq
+    ).order_by("-seq")[:size]
+)
+
+
 def window_missions(*, session_id: int, before_seq: int) -> list[Mission]:
     """The finished missions in the detail window of mission `before_seq`, newest first."""
-    return list(
-        Mission.objects.filter(
-            session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq
-        ).order_by("-seq")[: settings.DETAIL_MISSIONS]
-    )
+    return _WINDOW(settings.DETAIL_MISSIONS, session_id=session_id, before_seq=before_seq)
 
 
 def window_left_through(*, session_id: int) -> int:
@@ -55,18 +59,21 @@ def fold_due(*, waiting: int) -> bool:
     return waiting >= min(settings.FOLD_BATCH, PENDING_MAX_LISTED)
 
 
+_FOLD_INPUTS = prepared(
+    lambda *, session_id: ChatSession.objects.filter(pk=session_id).values_list(
+        "mission_count", "summary__folded_through_seq"
+    )
+)
+
+
 def fold_may_be_due(*, session_id: int) -> bool:
     """Whether a fold can be due in the session, in one query and no task: a fold waits
     for missions that left the window and are not folded, and at most `mission_count -
     DETAIL_MISSIONS - folded_through_seq` can be (no seq is above the session's mission
     count, and the window holds the DETAIL_MISSIONS newest finished ones). So between two
     batches no fold check is queued at all."""
-    row = (
-        ChatSession.objects.filter(pk=session_id)
-        .values_list("mission_count", "summary__folded_through_seq")
-        .first()
-    )
-    if row is None:
+    rows = _FOLD_INPUTS(session_id=session_id)
+    if not rows:
         return False
-    count, folded = row
+    [(count, folded)] = rows
     return fold_due(waiting=count - settings.DETAIL_MISSIONS - (folded or 0))

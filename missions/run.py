@@ -8,6 +8,7 @@ from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config.prepared import prepared
 from context.selectors import context_for_mission
 from llm.base import ProviderError, Tool
 from llm.gateway import get_provider
@@ -67,10 +68,16 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
         _answer(mission_id=mission_id, run_token=run_token)
 
 
+# The mission with what its context starts from: session, channel, office, assignee.
+_WITH_CONTEXT = prepared(
+    lambda *, mission_id: Mission.objects.select_related(
+        "session", "channel__office", "assignee"
+    ).filter(pk=mission_id)
+)
+
+
 def _answer(*, mission_id: int, run_token: str) -> None:
-    mission = Mission.objects.select_related("session", "channel__office", "assignee").get(
-        pk=mission_id
-    )
+    [mission] = _WITH_CONTEXT(mission_id=mission_id)
     if mission.parent_id is not None and mission.source in (
         MissionSource.DELEGATION,
         MissionSource.SYNTHESIS,

@@ -6,6 +6,7 @@ from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
+from config.prepared import prepared
 from missions.models import Message, MessageKind, Mission
 from missions.timeline import message_post
 from office.models import Channel
@@ -41,16 +42,20 @@ def session_lock(*, session: ChatSession) -> ChatSession:
     return ChatSession.objects.select_for_update().get(pk=session.pk)
 
 
+_CURRENT_LOCKED = prepared(
+    lambda *, channel_id: (
+        ChatSession.objects.select_for_update()
+        .filter(channel_id=channel_id, closed_at__isnull=True)
+        .order_by("pk")[:1]
+    )
+)
+
+
 def session_lock_current(*, channel: Channel) -> ChatSession:
     """The channel's current session, its row locked until the transaction ends, in one
     query (opening the next session if it has none). A session closed while this waited
     for its lock is not returned: the one opened after it is."""
-    current = (
-        ChatSession.objects.select_for_update()
-        .filter(channel=channel, closed_at__isnull=True)
-        .first()
-    )
-    if current is not None:
+    for current in _CURRENT_LOCKED(channel_id=channel.pk):
         return current
     return session_lock(session=session_get_or_open_current(channel=channel))
 

@@ -1,0 +1,115 @@
+"""Read queries compiled once (config.prepared): the same rows and objects as the ORM's,
+one query each, on SQLite and PostgreSQL alike."""
+
+import threading
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
+
+from config.prepared import prepared
+from missions.models import Mission, MissionStatus
+from sessions.services import session_get_or_open_current
+from tests.factories import add_finished_missions, dm_channel, make_office
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+NEWEST = prepared(
+    lambda size, *, session_id, before_seq: Mission.objects.filter(
+        session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq
+    ).order_by("-seq")[:size]
+)
+WITH_RELATED = prepared(
+    lambda *, mission_id: Mission.objects.select_related("session", "channel__office").filter(
+        pk=mission_id
+    )
+)
+SEQS = prepared(
+    lambda *, session_id, status: Mission.objects.filter(session_id=session_id, status=status)
+    .order_by("seq")
+    .values_list("seq", flat=True)
+)
+PAIRS = prepared(
+    lambda *, session_id: Mission.objects.filter(session_id=session_id)
+    .order_by("seq")
+    .values_list("seq", "session__number")
+)
+
+
+def _session(missions: int) -> Any:
+    session = session_get_or_open_current(channel=dm_channel(make_office()))
+    add_finished_missions(session, missions)
+    return session
+
+
+def test_models_come_back_as_the_orm_builds_them() -> None:
+    session = _session(12)
+    expected = list(
+        Mission.objects.filter(session=session, status=MissionStatus.DONE, seq__lt=11).order_by(
+            "-seq"
+        )[:8]
+    )
+    for _ in range(2):  # compiled, then bound
+        got = NEWEST(8, session_id=session.pk, before_seq=11)
+        assert [m.pk for m in got] == [m.pk for m in expected]
+        assert [(m.created_at, m.instruction, m.reply, m.status) for m in got] == [
+            (m.created_at, m.instruction, m.reply, m.status) for m in expected
+        ]
+        assert got[0].created_at.tzinfo is not None
+    # Another size is another statement.
+    assert [m.seq for m in NEWEST(3, session_id=session.pk, before_seq=11)] == [10, 9, 8]
+    assert NEWEST(8, session_id=session.pk + 1000, before_seq=11) == []
+
+
+def test_related_rows_come_with_the_one_query() -> None:
+    session = _session(2)
+    mission = Mission.objects.filter(session=session).first()
+    assert mission is not None
+    office = session.channel.office
+    WITH_RELATED(mission_id=mission.pk)
+    with CaptureQueriesContext(connection) as queries:
+        [got] = WITH_RELATED(mission_id=mission.pk)
+        seen = (got.session.number, got.channel.pk, got.channel.office.name)
+    assert seen == (session.number, session.channel_id, office.name)
+    assert len(queries) == 1
+
+
+def test_values_lists_come_back_as_tuples_or_flat_values() -> None:
+    session = _session(4)
+    Mission.objects.filter(session=session, seq=2).update(status=MissionStatus.FAILED)
+    assert SEQS(session_id=session.pk, status=MissionStatus.DONE) == [1, 3, 4]
+    assert SEQS(session_id=session.pk, status=MissionStatus.FAILED) == [2]
+    assert PAIRS(session_id=session.pk) == [(1, 1), (2, 1), (3, 1), (4, 1)]
+
+
+def test_each_thread_binds_on_its_own_connection() -> None:
+    session = _session(5)
+    results: list[Any] = []
+
+    def run() -> None:
+        try:
+            results.append([m.seq for m in NEWEST(8, session_id=session.pk, before_seq=4)])
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [[3, 2, 1]] * 4
+
+
+def test_a_value_the_orm_rewrites_is_refused_at_the_first_call() -> None:
+    session = _session(1)
+    rewritten = prepared(
+        lambda *, text: Mission.objects.filter(instruction__icontains=text).values_list(
+            "pk", flat=True
+        )
+    )
+    with pytest.raises(ValueError, match="not bound as given"):
+        rewritten(text="mission")
+    with pytest.raises(TypeError):
+        NEWEST(8, session_id=True, before_seq=3)
+    assert Mission.objects.filter(session=session).count() == 1
