@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.db.models.functions import Length, Substr
 
+from config.prepared import prepared
 from context.models import Passage
 from context.search import rank_memory_items, rank_passages
 from context.window import window_missions
@@ -115,6 +116,16 @@ class ContextInputs:
     history_chars: int | None = None
     history_count: int = 0
     brief: Brief | None = None
+
+
+_STANDING = prepared(
+    lambda *, office_id, employee_id, channel_id: memory_standing(
+        memory_in_scope(office_id=office_id, employee_id=employee_id, channel_id=channel_id)
+    )[:MEMORY_CANDIDATES]
+)
+_ACTIVE_EMPLOYEES = prepared(
+    lambda *, office_id: Employee.objects.filter(office_id=office_id, is_active=True)
+)
 
 
 def recall_candidates(*, channel_id: int, session_id: int, window_start: int) -> QuerySet[Passage]:
@@ -337,7 +348,7 @@ def context_load(
     pinned_set = set(pinned_ids)
 
     in_scope = memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
-    pinned = list(memory_standing(in_scope)[:MEMORY_CANDIDATES])
+    pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     ranked: list[MemoryItem] = []
     if terms:
         ranked_memory_ids = rank_memory_items(
@@ -350,7 +361,7 @@ def context_load(
         # Nothing to rank by (an empty or stop-word instruction): the freshest items.
         ranked = list(memory_rankable(in_scope).order_by("-updated_at", "-id")[:MEMORY_CANDIDATES])
 
-    colleagues = [e for e in office.employees.filter(is_active=True) if e.pk != employee.pk]
+    colleagues = [e for e in _ACTIVE_EMPLOYEES(office_id=office.pk) if e.pk != employee.pk]
     if history:
         # This session's missions are all in the prompt in full: the summary keeps only
         # what was carried over from earlier sessions.

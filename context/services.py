@@ -2,6 +2,7 @@
 
 from django.db import transaction
 
+from config.prepared import prepared
 from context.models import Passage
 from context.passages import mission_text, split_passages
 from language.analysis import normalised
@@ -27,10 +28,15 @@ def _passages(mission: Mission) -> list[Passage]:
     ]
 
 
+_DONE = prepared(
+    lambda *, mission_id: Mission.objects.filter(pk=mission_id, status=MissionStatus.DONE)
+)
+
+
 def passages_index(*, mission_id: int) -> int:
     """(Re)index a finished mission's passages; returns how many. A mission that is not
     finished (or no longer exists) has none."""
-    mission = Mission.objects.filter(pk=mission_id, status=MissionStatus.DONE).first()
+    mission = next(iter(_DONE(mission_id=mission_id)), None)
     with transaction.atomic():
         Passage.objects.filter(mission_id=mission_id).delete()
         if mission is None:

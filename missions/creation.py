@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
+from config.prepared import prepared
 from missions.models import Message, MessageKind, Mission
 from missions.queueing import mission_queue_run
 from missions.timeline import message_post
@@ -51,6 +52,13 @@ def mission_create(
     return opened.mission, opened.created
 
 
+_BY_CLIENT_ID = prepared(
+    lambda *, session_id, client_id: Mission.objects.filter(
+        session_id=session_id, client_id=client_id
+    ).order_by("pk")[:1]
+)
+
+
 @dataclass(frozen=True)
 class Opened:
     mission: Mission
@@ -88,7 +96,7 @@ def mission_open(
     # two sends of one client_id cannot both pass the check below.
     row = session if locked else session_lock(session=session)
     if client_id:
-        existing = Mission.objects.filter(session=session, client_id=client_id).first()
+        existing = next(iter(_BY_CLIENT_ID(session_id=session.pk, client_id=client_id)), None)
         if existing is not None:
             return Opened(mission=existing, message=None, created=False)
     seq = session_count_mission(session=row)

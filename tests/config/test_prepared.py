@@ -26,14 +26,18 @@ WITH_RELATED = prepared(
     )
 )
 SEQS = prepared(
-    lambda *, session_id, status: Mission.objects.filter(session_id=session_id, status=status)
-    .order_by("seq")
-    .values_list("seq", flat=True)
+    lambda *, session_id, status: (
+        Mission.objects.filter(session_id=session_id, status=status)
+        .order_by("seq")
+        .values_list("seq", flat=True)
+    )
 )
 PAIRS = prepared(
-    lambda *, session_id: Mission.objects.filter(session_id=session_id)
-    .order_by("seq")
-    .values_list("seq", "session__number")
+    lambda *, session_id: (
+        Mission.objects.filter(session_id=session_id)
+        .order_by("seq")
+        .values_list("seq", "session__number")
+    )
 )
 
 
