@@ -1088,6 +1088,9 @@ class _ClientState:
             self._about_mission(frame.get("mission"), "delta", at)
         elif kind == "reply.done":
             self._about_mission(frame.get("mission"), "done", at)
+            # The saved reply comes with it (a separate employee message would be a second).
+            if (frame.get("message") or {}).get("kind") == "employee":
+                self._about_mission(frame.get("mission"), "employee", at)
         elif kind == "notice":
             self.run.notices.append(frame.get("message") or {})
         elif kind == "message":
@@ -1644,7 +1647,7 @@ def client_problems(outcome: ClientsOutcome) -> list[str]:
                 problems.append(f"{who} {item.client_id}: {item.done_frames} reply.done frames")
             elif item.employee_frames != 1:
                 problems.append(
-                    f"{who} {item.client_id}: {item.employee_frames} reply message frames"
+                    f"{who} {item.client_id}: {item.employee_frames} saved replies received"
                 )
         if run.error_frames:
             problems.append(f"{who}: error frames {run.error_frames[:3]}")

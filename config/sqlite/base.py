@@ -47,24 +47,23 @@ class DatabaseWrapper(base.DatabaseWrapper):
         class Cursor(base.SQLiteCursorWrapper):
             # A write outside a transaction is a transaction of its own: it queues too.
             def execute(self, query: str, params: Any = None) -> Any:
-                if wrapper._writer or self.connection.in_transaction or not _is_write(query):
-                    return super().execute(query, params)
-                wrapper._take_writer()
-                try:
-                    return super().execute(query, params)
-                finally:
-                    wrapper._give_writer()
+                run = super().execute
+                return wrapper._queued(self.connection, query, lambda: run(query, params))
 
             def executemany(self, query: str, param_list: Any) -> Any:
-                if wrapper._writer or self.connection.in_transaction or not _is_write(query):
-                    return super().executemany(query, param_list)
-                wrapper._take_writer()
-                try:
-                    return super().executemany(query, param_list)
-                finally:
-                    wrapper._give_writer()
+                run = super().executemany
+                return wrapper._queued(self.connection, query, lambda: run(query, param_list))
 
         self._cursor_class = Cursor
+
+    def _queued(self, connection: sqlite3.Connection, query: str, run: Any) -> Any:
+        if self._writer or connection.in_transaction or not _is_write(query):
+            return run()
+        self._take_writer()
+        try:
+            return run()
+        finally:
+            self._give_writer()
 
     def _take_writer(self) -> None:
         # Looked up by the file's name when taken: the test runner renames the database
