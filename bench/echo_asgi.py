@@ -4,7 +4,7 @@ measures the office against, in the same run, with the same client code.
 One Channels consumer on the office's WebSocket route (/ws/channels/<id>/), no
 authentication, no database, no channel layer, no model: it answers each `instruction`
 frame at once with the frames the office sends for a mission (the instruction echoed as a
-`message`, one `reply.delta`, the reply as a `message`, `reply.done`), shaped like the
+`message`, one `reply.delta`, `reply.done` carrying the reply), shaped like the
 office's, so the clients parse and match them exactly as they do the real ones.
 
 Served by Daphne:  daphne -b 127.0.0.1 -p PORT bench.echo_asgi:application
@@ -81,7 +81,6 @@ class EchoConsumer(AsyncWebsocketConsumer):
         done = _message(
             channel=channel, mission=mission, kind="employee", text=reply, payload={"seq": self.seq}
         )
-        await self.send_json({"type": "message", "message": done})
         await self.send_json(
             {
                 "type": "reply.done",
