@@ -18,8 +18,8 @@ Positional arguments shape the SQL (a LIMIT, a choice of filter): each value com
 own statement. Keyword arguments are bound: ints and strings only, passed to an exact
 match, never dropped or rewritten by the ORM (a stand-in that does not come out of the
 compiler unchanged is an error at the first call). Rows come back as Django builds them:
-model instances (with `select_related`), tuples from `values_list`, or its flat values.
-Writes, aggregates and `values()` go through the ORM as usual."""
+model instances (with `select_related`), tuples from `values_list` or its flat values, dicts
+from `values()` (annotations included). Writes and aggregates go through the ORM as usual."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ from django.db.models import QuerySet
 from django.db.models.query import (
     FlatValuesListIterable,
     ModelIterable,
+    ValuesIterable,
     ValuesListIterable,
     get_related_populators,
 )
@@ -57,7 +58,8 @@ class _Statement:
     # wraps it in (PostgreSQL's integer widths), or None and its constant.
     slots: list[tuple[str | None, Any]]
     compiler: SQLCompiler
-    kind: str  # models | tuples | flat
+    kind: str  # models | tuples | flat | dicts
+    names: list[str]
     converters: Any
     init_list: list[str]
     model_span: tuple[int, int]
@@ -88,6 +90,7 @@ def _compile(queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> _Statement:
         compiler=compiler,
         kind="models",
         converters=compiler.get_converters(fields),
+        names=[],
         init_list=[],
         model_span=(0, 0),
         populators=[],
@@ -107,8 +110,13 @@ def _compile(queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> _Statement:
         if query.annotation_select or query.extra_select:
             raise ValueError("a prepared values_list names model fields only")
         statement.kind = "flat" if iterable is FlatValuesListIterable else "tuples"
+    elif iterable is ValuesIterable:
+        if query.extra_select:
+            raise ValueError("a prepared values() names fields and annotations only")
+        statement.kind = "dicts"
+        statement.names = list(query.selected or [*query.values_select, *query.annotation_select])
     else:
-        raise ValueError(f"a prepared query returns models or values_list, not {iterable}")
+        raise ValueError(f"a prepared query returns models or values, not {iterable}")
     return statement
 
 
@@ -161,6 +169,8 @@ class Prepared:
             return [row[0] for row in rows]
         if statement.kind == "tuples":
             return [tuple(row) for row in rows]
+        if statement.kind == "dicts":
+            return [dict(zip(statement.names, row, strict=True)) for row in rows]
         start, end = statement.model_span
         model = statement.compiler.klass_info["model"]
         objects = []

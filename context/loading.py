@@ -4,9 +4,10 @@ the session's length. Rendering it is context.rendering's job."""
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
 from config.prepared import prepared
@@ -32,6 +33,7 @@ PENDING_HEAD_CHARS = 400
 # What a mission shown in full may cost beside its text: its header, turn labels and
 # quoting (also what a prompt held to its history's size allows per mission).
 HISTORY_MIN_CHARS = 80
+SIZE_STEP = 32
 _MISSION_REF = re.compile(r"(?<![\w#])#(\d{1,6})\b")
 
 
@@ -118,6 +120,41 @@ class ContextInputs:
     brief: Brief | None = None
 
 
+def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
+    return missions.order_by("seq").values(
+        "id",
+        "seq",
+        at=F("created_at"),
+        head=Substr("instruction", 1, PENDING_HEAD_CHARS),
+        tail=Substr("reply", 1, PENDING_HEAD_CHARS),
+    )
+
+
+# A finished mission of the session shown as pending: after the watermark and, unless a
+# carry-over is being folded (then the previous session's whole tail), before the window.
+_PENDING = prepared(
+    lambda *, session_id, after_seq: _pending_digests(
+        Mission.objects.filter(session_id=session_id, status=MissionStatus.DONE, seq__gt=after_seq)
+    )
+)
+_PENDING_BEFORE = prepared(
+    lambda *, session_id, after_seq, before_seq: _pending_digests(
+        Mission.objects.filter(
+            session_id=session_id,
+            status=MissionStatus.DONE,
+            seq__gt=after_seq,
+            seq__lt=before_seq,
+        )
+    )
+)
+# The sizes of the session's newest finished missions before the window, newest first.
+_OLDER_LENGTHS = prepared(
+    lambda rows, *, session_id, before_seq: (
+        Mission.objects.filter(session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq)
+        .order_by("-seq")
+        .values(chars=Length("instruction") + Length("reply"))[:rows]
+    )
+)
 _STANDING = prepared(
     lambda *, office_id, employee_id, channel_id: memory_standing(
         memory_in_scope(office_id=office_id, employee_id=employee_id, channel_id=channel_id)
@@ -273,9 +310,11 @@ def context_load(
     # Sized over at most as many missions as could fit, so the cost does not grow with
     # the session: more than that never fits.
     most = max(room // HISTORY_MIN_CHARS, 0) + 1
-    size = Mission.objects.filter(pk__in=older.order_by("-seq").values("pk")[:most]).aggregate(
-        count=Count("id"), chars=Sum(Length("instruction") + Length("reply"))
-    )
+    # Read in steps of SIZE_STEP rows, so that few statements serve every `most`.
+    lengths = _OLDER_LENGTHS(
+        -(-most // SIZE_STEP) * SIZE_STEP, session_id=session.pk, before_seq=window_start
+    )[:most]
+    size = {"count": len(lengths), "chars": sum(row["chars"] for row in lengths)}
     history: list[Mission] = []
     # The size of the session's whole history, when it is small enough to matter (a
     # prompt is never dearer than the history it stands for); None when it is larger
@@ -285,13 +324,6 @@ def context_load(
         history_chars = (size["chars"] or 0) + sum(
             len(m.instruction) + len(m.reply) for m in recent
         )
-    pending_source = Mission.objects.filter(
-        session_id=shown.pending_session_id,
-        status=MissionStatus.DONE,
-        seq__gt=shown.pending_after_seq,
-    )
-    if shown.carried_from_number is None:
-        pending_source = pending_source.filter(seq__lt=window_start)
     fits = (
         0 < size["count"] < most
         and (size["chars"] or 0) + HISTORY_MIN_CHARS * size["count"] <= room
@@ -300,6 +332,15 @@ def context_load(
         history = list(older.order_by("seq"))
         pending: list[PendingMission] = []
     else:
+        rows = (
+            _PENDING(session_id=shown.pending_session_id, after_seq=shown.pending_after_seq)
+            if shown.carried_from_number is not None
+            else _PENDING_BEFORE(
+                session_id=shown.pending_session_id,
+                after_seq=shown.pending_after_seq,
+                before_seq=window_start,
+            )
+        )
         pending = [
             PendingMission(
                 id=row["id"],
@@ -308,13 +349,7 @@ def context_load(
                 instruction=row["head"],
                 reply=row["tail"],
             )
-            for row in pending_source.order_by("seq").values(
-                "id",
-                "seq",
-                at=F("created_at"),
-                head=Substr("instruction", 1, PENDING_HEAD_CHARS),
-                tail=Substr("reply", 1, PENDING_HEAD_CHARS),
-            )
+            for row in rows
         ]
 
     terms = query_terms(instruction)

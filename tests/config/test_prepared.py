@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from django.db import connection, connections
+from django.db.models.functions import Substr
 from django.test.utils import CaptureQueriesContext
 
 from config.prepared import prepared
@@ -117,3 +118,23 @@ def test_a_value_the_orm_rewrites_is_refused_at_the_first_call() -> None:
     with pytest.raises(TypeError):
         NEWEST(8, session_id=True, before_seq=3)
     assert Mission.objects.filter(session=session).count() == 1
+
+
+DIGESTS = prepared(
+    lambda *, session_id: (
+        Mission.objects.filter(session_id=session_id)
+        .order_by("seq")
+        .values("seq", head=Substr("instruction", 1, 7))
+    )
+)
+
+
+def test_values_come_back_as_dicts_with_their_annotations() -> None:
+    session = _session(2)
+    expected = list(
+        Mission.objects.filter(session=session)
+        .order_by("seq")
+        .values("seq", head=Substr("instruction", 1, 7))
+    )
+    assert DIGESTS(session_id=session.pk) == expected
+    assert [row["head"] for row in expected] == ["Mission", "Mission"]
