@@ -183,6 +183,10 @@ class Prepared:
             objects.append(obj)
         return objects
 
+    def first(self, *shape: Any, **values: int | str) -> Any:
+        """The first row, or None (build the query with its own order and LIMIT 1)."""
+        return next(iter(self(*shape, **values)), None)
+
 
 def prepared(build: Callable[..., QuerySet[Any]], using: str = "default") -> Prepared:
     return Prepared(build, using)

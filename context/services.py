@@ -36,7 +36,7 @@ _DONE = prepared(
 def passages_index(*, mission_id: int) -> int:
     """(Re)index a finished mission's passages; returns how many. A mission that is not
     finished (or no longer exists) has none."""
-    mission = next(iter(_DONE(mission_id=mission_id)), None)
+    mission = _DONE.first(mission_id=mission_id)
     with transaction.atomic():
         Passage.objects.filter(mission_id=mission_id).delete()
         if mission is None:

@@ -96,7 +96,7 @@ def mission_open(
     # two sends of one client_id cannot both pass the check below.
     row = session if locked else session_lock(session=session)
     if client_id:
-        existing = next(iter(_BY_CLIENT_ID(session_id=session.pk, client_id=client_id)), None)
+        existing = _BY_CLIENT_ID.first(session_id=session.pk, client_id=client_id)
         if existing is not None:
             return Opened(mission=existing, message=None, created=False)
     seq = session_count_mission(session=row)

@@ -55,7 +55,8 @@ def session_lock_current(*, channel: Channel) -> ChatSession:
     """The channel's current session, its row locked until the transaction ends, in one
     query (opening the next session if it has none). A session closed while this waited
     for its lock is not returned: the one opened after it is."""
-    for current in _CURRENT_LOCKED(channel_id=channel.pk):
+    current = _CURRENT_LOCKED.first(channel_id=channel.pk)
+    if current is not None:
         return current
     return session_lock(session=session_get_or_open_current(channel=channel))
 

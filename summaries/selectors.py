@@ -36,7 +36,7 @@ _SUMMARY = prepared(
 
 def summary_shown(*, session: ChatSession) -> ShownSummary:
     """The one definition of which summary a session shows (carry-over rule)."""
-    summary = next(iter(_SUMMARY(session_id=session.pk)), None)
+    summary = _SUMMARY.first(session_id=session.pk)
     watermark = summary.folded_through_seq if summary else 0
     if summary is not None and summary.carry_over_pending and session.carried_over_from_id:
         previous = (

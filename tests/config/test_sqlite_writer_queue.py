@@ -40,6 +40,21 @@ def _in_thread(fn: Any) -> threading.Thread:
     return thread
 
 
+def _hold_a_write(session: ChatSession, count: int) -> tuple[threading.Thread, threading.Event]:
+    """A thread whose write transaction stays open until the event is set."""
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with transaction.atomic():
+            ChatSession.objects.filter(pk=session.pk).update(mission_count=count)
+            holding.set()
+            release.wait(10)
+
+    thread = _in_thread(hold)
+    assert holding.wait(10)
+    return thread, release
+
+
 def test_a_write_transaction_holds_the_queue_until_it_commits() -> None:
     session = _session()
     connection.ensure_connection()
@@ -63,14 +78,7 @@ def test_a_rolled_back_transaction_gives_the_queue_back() -> None:
 
 def test_a_second_writer_waits_for_the_first_then_sees_its_write() -> None:
     session = _session()
-    holding, release = threading.Event(), threading.Event()
     seen: list[int] = []
-
-    def first() -> None:
-        with transaction.atomic():
-            ChatSession.objects.filter(pk=session.pk).update(mission_count=10)
-            holding.set()
-            release.wait(10)
 
     def second() -> None:
         with transaction.atomic():
@@ -80,8 +88,7 @@ def test_a_second_writer_waits_for_the_first_then_sees_its_write() -> None:
                 mission_count=current.mission_count + 1
             )
 
-    a = _in_thread(first)
-    assert holding.wait(10)
+    a, release = _hold_a_write(session, 10)
     b = _in_thread(second)
     b.join(0.3)
     assert b.is_alive() and seen == []  # queued behind the first writer
@@ -98,14 +105,7 @@ def test_a_writer_that_waits_past_the_busy_timeout_gets_database_is_locked(
     settings: Any,
 ) -> None:
     session = _session()
-    holding, release = threading.Event(), threading.Event()
     errors: list[str] = []
-
-    def first() -> None:
-        with transaction.atomic():
-            ChatSession.objects.filter(pk=session.pk).update(mission_count=1)
-            holding.set()
-            release.wait(10)
 
     def second() -> None:
         connections["default"].settings_dict["OPTIONS"]["timeout"] = 0.2
@@ -115,8 +115,7 @@ def test_a_writer_that_waits_past_the_busy_timeout_gets_database_is_locked(
             errors.append(str(exc))
 
     timeout = connection.settings_dict["OPTIONS"]["timeout"]
-    a = _in_thread(first)
-    assert holding.wait(10)
+    a, release = _hold_a_write(session, 1)
     try:
         b = _in_thread(second)
         b.join(10)
