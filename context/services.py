@@ -44,6 +44,31 @@ def passages_index(*, mission_id: int) -> int:
         return len(Passage.objects.bulk_create(_passages(mission)))
 
 
+_UNINDEXED = prepared(
+    lambda size, *, session_id: Mission.objects.filter(
+        session_id=session_id, status=MissionStatus.DONE, passages__isnull=True
+    ).order_by("seq")[:size]
+)
+
+
+def passages_index_session(*, session_id: int) -> int:
+    """Index the session's finished missions that have no passages yet; returns how
+    many missions. The text is analysed before the write begins (Korean takes a few ms a
+    passage), so the write is short. Two runs at once for one session write each
+    passage once."""
+    indexed = 0
+    while True:
+        missions = _UNINDEXED(SWEEP_LIMIT, session_id=session_id)
+        if not missions:
+            return indexed
+        rows = [passage for mission in missions for passage in _passages(mission)]
+        with transaction.atomic():
+            Passage.objects.bulk_create(rows, ignore_conflicts=True)
+        indexed += len(missions)
+        if len(missions) < SWEEP_LIMIT:
+            return indexed
+
+
 def passages_sweep(*, limit: int = SWEEP_LIMIT) -> int:
     """Index finished missions that have no passages yet (a lost task, or missions from
     before the index existed), newest first. Returns how many missions were indexed."""

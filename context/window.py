@@ -2,6 +2,8 @@
 mission are shown in full; everything older has left it and is folded into the summary.
 This module is the one definition of which missions have left the window."""
 
+from dataclasses import dataclass
+
 from django.conf import settings
 
 from config.prepared import prepared
@@ -11,6 +13,9 @@ from sessions.models import ChatSession
 # Missions that left the window but are not folded yet are shown as excerpts, at most
 # this many (a fold is due before more would wait).
 PENDING_MAX_LISTED = 12
+# A session's finished missions are indexed for recall this many at a time (see
+# `Progress.index_due`): one task and one write a batch, not one a mission.
+INDEX_BATCH = 4
 
 
 _WINDOW = prepared(
@@ -59,21 +64,45 @@ def fold_due(*, waiting: int) -> bool:
     return waiting >= min(settings.FOLD_BATCH, PENDING_MAX_LISTED)
 
 
-_FOLD_INPUTS = prepared(
+_PROGRESS = prepared(
     lambda *, session_id: ChatSession.objects.filter(pk=session_id).values_list(
         "mission_count", "summary__folded_through_seq"
     )
 )
 
 
-def fold_may_be_due(*, session_id: int) -> bool:
-    """Whether a fold can be due in the session, in one query and no task: a fold waits
-    for missions that left the window and are not folded, and at most `mission_count -
-    DETAIL_MISSIONS - folded_through_seq` can be (no seq is above the session's mission
-    count, and the window holds the DETAIL_MISSIONS newest finished ones). So between two
-    batches no fold check is queued at all."""
-    rows = _FOLD_INPUTS(session_id=session_id)
+@dataclass(frozen=True)
+class Progress:
+    """Where a session stands once a mission finished, read in one query: the missions
+    it has counted and the seq its summary is folded through."""
+
+    mission_count: int
+    folded_through: int
+
+    def fold_may_be_due(self) -> bool:
+        """Whether a fold can be due, with no task: a fold waits for missions that left
+        the window and are not folded, and at most `mission_count - DETAIL_MISSIONS -
+        folded_through` can be (no seq is above the session's mission count, and the
+        window holds the DETAIL_MISSIONS newest finished ones). So between two batches
+        no fold check is queued at all."""
+        return fold_due(waiting=self.mission_count - settings.DETAIL_MISSIONS - self.folded_through)
+
+    def index_due(self, *, seq: int) -> bool:
+        """Whether mission `seq`, just finished, should index the session's unindexed
+        missions now. Recall reads only missions outside the window, so they are indexed
+        every INDEX_BATCH seqs: a mission then waits for at most INDEX_BATCH - 1 later ones,
+        while `DETAIL_MISSIONS` must finish before it leaves the window. A mission
+        close to leaving it or past it (one that finished late, a retry) indexes at
+        once; a batch that never came (its mission failed) is taken by the next, and
+        the sweep takes what is still left."""
+        batch = INDEX_BATCH
+        return seq % batch == 0 or self.mission_count - seq >= settings.DETAIL_MISSIONS - batch
+
+
+def session_progress(*, session_id: int) -> Progress | None:
+    """The session's progress (None: the session is gone)."""
+    rows = _PROGRESS(session_id=session_id)
     if not rows:
-        return False
+        return None
     [(count, folded)] = rows
-    return fold_due(waiting=count - settings.DETAIL_MISSIONS - (folded or 0))
+    return Progress(mission_count=count, folded_through=folded or 0)

@@ -11,7 +11,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
-from context.window import fold_may_be_due
+from context.window import session_progress
 from memory.extraction import extract_at_once
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_child_changed, plan_synthesis_changed
@@ -108,18 +108,23 @@ def mission_complete(
         # A retried mission may finish after the fold watermark passed it; the summary
         # decides whether it needs a late fold.
         queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
-    # Read once committed: the fold check then sees this mission among the finished ones,
-    # and the read does not hold the write lock.
-    transaction.on_commit(partial(_queue_fold_check, mission.session_id))
     if extract_at_once(mission.instruction):
         # Said to be kept: remembered now. The rest is extracted with its fold.
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
-    queue_task_on_commit("context.tasks.passages_index", mission.pk)
+    # Read once committed: the checks then see this mission among the finished ones,
+    # and the read does not hold the write lock.
+    transaction.on_commit(partial(_queue_followups, mission.session_id, mission.seq))
     return message
 
 
-def _queue_fold_check(session_id: int) -> None:
-    if fold_may_be_due(session_id=session_id):
+def _queue_followups(session_id: int, seq: int) -> None:
+    """The recall index and the fold, each only when it can be due (one query)."""
+    progress = session_progress(session_id=session_id)
+    if progress is None:
+        return
+    if progress.index_due(seq=seq):
+        queue_task_on_commit("context.tasks.passages_index_session", session_id)
+    if progress.fold_may_be_due():
         queue_task_on_commit("summaries.tasks.summary_fold", session_id)
 
 

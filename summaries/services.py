@@ -49,6 +49,10 @@ def summary_begin_carry_over(*, session: ChatSession) -> RollingSummary:
     last missions; the carry-over fold runs in the background."""
     summary = RollingSummary.objects.create(session=session, carry_over_pending=True)
     queue_task_on_commit("summaries.tasks.summary_carry_over", session.pk)
+    if session.carried_over_from_id is not None:
+        # Its last missions are now an earlier session's, recalled from the new one:
+        # those its last index batch had not reached are indexed now.
+        queue_task_on_commit("context.tasks.passages_index_session", session.carried_over_from_id)
     return summary
 
 

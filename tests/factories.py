@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 
 from context.rendering import AssembledContext
 from context.selectors import context_for_next
+from context.services import passages_index_session
 from missions.intake import mission_record_finished
 from missions.models import Mission
 from office.models import Channel, ChannelKind, Employee, Office
@@ -46,7 +47,10 @@ def add_finished_missions(
     *,
     text: Callable[[int], tuple[str, str]] | None = None,
 ) -> list[Mission]:
-    """Finished missions appended through the real services (folds run as queued)."""
+    """Finished missions appended through the real services (folds run as queued),
+    all of them indexed for recall, as a history the sweep has been over is (the batches
+    of the real path leave the newest few to their next batch: tests/context/
+    test_index_batches.py)."""
 
     assignee = channel_default_assignee(channel=session.channel)
     start = session.mission_count
@@ -58,6 +62,7 @@ def add_finished_missions(
                 session=session, assignee=assignee, instruction=instruction, reply=reply
             )
         )
+    passages_index_session(session_id=session.pk)
     return made
 
 

@@ -108,6 +108,7 @@ def test_a_fresh_process_finds_every_task_a_service_names_without_importing_it()
         "summaries.tasks.compaction_block_fold",
         "summaries.tasks.compaction_merge",
         "memory.tasks.memory_extract_from_mission",
+        "context.tasks.passages_index_session",
         "context.tasks.passages_index",
     ]
     script = (

@@ -20,11 +20,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 # Claim (1), read the mission with its session, channel, office and assignee (1), load its
 # context (9: nothing to recall or rank here), nothing to mark used, then complete (4: the
-# reply's author is the assignee read with the mission), and once committed whether a fold
-# can be due (1).
+# reply's author is the assignee read with the mission), and once committed whether an
+# index batch or a fold can be due (1).
 RUN_QUERIES = 16
 # Begin, save the mission, save the reply message, read its author for the frame, commit;
-# then whether a fold can be due.
+# then whether an index batch or a fold can be due.
 COMPLETE_QUERIES = 6
 
 
@@ -57,11 +57,9 @@ def test_running_a_reply_takes_a_pinned_number_of_queries(
         mission_run(mission_id=mission.pk)
     mission.refresh_from_db()
     assert mission.status == MissionStatus.DONE
-    # The fold check is queued once the reply is committed, after the index.
-    assert [task for task, *_ in queued] == [
-        "context.tasks.passages_index",
-        "summaries.tasks.summary_fold",
-    ]
+    # The fold check is queued once the reply is committed; seq 11 and 61 end no index
+    # batch (tests/context/test_index_batches.py).
+    assert [task for task, *_ in queued] == ["summaries.tasks.summary_fold"]
     assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
 
 
@@ -83,9 +81,10 @@ def test_memory_is_extracted_at_once_only_from_what_the_person_says_to_keep(
     mission, queued = _queued_mission(3, monkeypatch, instruction)
     mission_run(mission_id=mission.pk)
     # The rest is extracted with its fold (tests/memory/test_folded_extraction.py). The
-    # fourth mission pushes nothing out of the window: no fold check.
+    # fourth mission pushes nothing out of the window: no fold check; it ends an index
+    # batch.
     extraction = ["memory.tasks.memory_extract_from_mission"] if extracted_now else []
-    assert [task for task, *_ in queued] == [*extraction, "context.tasks.passages_index"]
+    assert [task for task, *_ in queued] == [*extraction, "context.tasks.passages_index_session"]
 
 
 @pytest.mark.parametrize(("before", "checked"), [(0, False), (7, False), (8, True), (20, True)])
