@@ -310,10 +310,19 @@ def context_load(
     # Sized over at most as many missions as could fit, so the cost does not grow with
     # the session: more than that never fits.
     most = max(room // HISTORY_MIN_CHARS, 0) + 1
+    # Seqs start at 1: while the window starts there, nothing of this session is older
+    # than it (no history to size, nothing pending), and in a channel's first session
+    # nothing at all is outside it (nothing to recall). Three queries fewer.
+    all_in_window = window_start <= 1
+    nothing_outside = all_in_window and session.number <= 1
     # Read in steps of SIZE_STEP rows, so that few statements serve every `most`.
-    lengths = _OLDER_LENGTHS(
-        -(-most // SIZE_STEP) * SIZE_STEP, session_id=session.pk, before_seq=window_start
-    )[:most]
+    lengths = (
+        []
+        if all_in_window
+        else _OLDER_LENGTHS(
+            -(-most // SIZE_STEP) * SIZE_STEP, session_id=session.pk, before_seq=window_start
+        )[:most]
+    )
     size = {"count": len(lengths), "chars": sum(row["chars"] for row in lengths)}
     history: list[Mission] = []
     # The size of the session's whole history, when it is small enough to matter (a
@@ -332,15 +341,16 @@ def context_load(
         history = list(older.order_by("seq"))
         pending: list[PendingMission] = []
     else:
-        rows = (
-            _PENDING(session_id=shown.pending_session_id, after_seq=shown.pending_after_seq)
-            if shown.carried_from_number is not None
-            else _PENDING_BEFORE(
+        if shown.carried_from_number is not None:
+            rows = _PENDING(session_id=shown.pending_session_id, after_seq=shown.pending_after_seq)
+        elif all_in_window:
+            rows = []
+        else:
+            rows = _PENDING_BEFORE(
                 session_id=shown.pending_session_id,
                 after_seq=shown.pending_after_seq,
                 before_seq=window_start,
             )
-        )
         pending = [
             PendingMission(
                 id=row["id"],
@@ -361,14 +371,14 @@ def context_load(
         candidates = candidates.exclude(session_id=session.pk)
     pinned_ids: list[int] = []
     named = {int(n) for n in _MISSION_REF.findall(instruction)}
-    if named and not history:
+    if named and not history and not nothing_outside:
         pinned_ids += list(
             candidates.filter(session_id=session.pk, seq__in=sorted(named))
             .order_by("seq", "position")
             .values_list("id", flat=True)[:EVIDENCE_PASSAGES]
         )
     ranked_ids: list[int] = []
-    if terms:
+    if terms and not nothing_outside:
         evidence = _evidence_filter(_matching_item_refs(state, set(terms)), session)
         if evidence is not None:
             pinned_ids += rank_passages(

@@ -23,6 +23,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # reply's author is the assignee read with the mission), and once committed whether an
 # index batch or a fold can be due (1).
 RUN_QUERIES = 16
+# In a channel's first session, while every finished mission is in the window: no older
+# missions to size, none pending, nothing to recall (and no summary whose items' evidence
+# to rank).
+EARLY_RUN_QUERIES = RUN_QUERIES - 4
 # Begin, save the mission, save the reply message, read its author for the frame, commit;
 # then whether an index batch or a fold can be due.
 COMPLETE_QUERIES = 6
@@ -61,6 +65,18 @@ def test_running_a_reply_takes_a_pinned_number_of_queries(
     # batch (tests/context/test_index_batches.py).
     assert [task for task, *_ in queued] == ["summaries.tasks.summary_fold"]
     assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
+
+
+@pytest.mark.parametrize("missions", [0, 3, 7])
+def test_an_early_mission_of_a_first_session_reads_no_history(
+    missions: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mission, _ = _queued_mission(missions, monkeypatch)
+    with CaptureQueriesContext(connection) as queries:
+        mission_run(mission_id=mission.pk)
+    mission.refresh_from_db()
+    assert mission.status == MissionStatus.DONE
+    assert len(queries) == EARLY_RUN_QUERIES, [q["sql"] for q in queries]
 
 
 @pytest.mark.parametrize(
