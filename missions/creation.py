@@ -83,27 +83,32 @@ def mission_open(
     message_kind: str = MessageKind.USER,
     message_text: str | None = None,
     payload: dict[str, Any] | None = None,
-    locked: bool = False,
+    counted: bool = False,
 ) -> Opened:
     """The mission for this instruction, whether it is new, and its message.
 
     A `client_id` already used in the session returns the existing mission: an
     instruction resent after a reconnect is not a second mission. The timeline shows the
     instruction (a `message_kind` message, `message_text` in place of the instruction if
-    given, `payload` added to its own). `locked`: the caller holds the session's row lock
-    (`session_lock_current`) and `session` is the row read under it."""
-    # The row lock orders concurrent instructions of one session, so seq has no gaps and
-    # two sends of one client_id cannot both pass the check below.
-    row = session if locked else session_lock(session=session)
-    if client_id:
-        existing = _BY_CLIENT_ID.first(session_id=session.pk, client_id=client_id)
-        if existing is not None:
-            return Opened(mission=existing, message=None, created=False)
-    seq = session_count_mission(session=row)
-    session.mission_count = seq
-    # Read under the lock: once told, a session is never told again (see
-    # `mission_after_accept`).
-    session.long_notice_sent_at = row.long_notice_sent_at
+    given, `payload` added to its own). `counted`: the caller counted this mission under
+    the session's row lock (`session_count_current`), `session` is the row it got back,
+    and it looked the client_id up itself (a concurrent send of the same one then fails
+    on the constraint)."""
+    if counted:
+        seq = session.mission_count
+    else:
+        # The row lock orders concurrent instructions of one session, so seq has no gaps
+        # and two sends of one client_id cannot both pass the check below.
+        row = session_lock(session=session)
+        if client_id:
+            existing = _BY_CLIENT_ID.first(session_id=session.pk, client_id=client_id)
+            if existing is not None:
+                return Opened(mission=existing, message=None, created=False)
+        seq = session_count_mission(session=row)
+        session.mission_count = seq
+        # Read under the lock: once told, a session is never told again (see
+        # `mission_after_accept`).
+        session.long_notice_sent_at = row.long_notice_sent_at
     created_at = at or timezone.now()
     mission = Mission.objects.create(
         session=session,

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
+from config.prepared import prepared
 from language.storable import BAD_TEXT, text_problem
 from missions.creation import NOTICE_CHECK_TASK as NOTICE_CHECK_TASK
 from missions.creation import mission_after_accept, mission_create, mission_open
@@ -19,7 +20,7 @@ from missions.ratelimit import instruction_allowed
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
 from sessions.models import ChatSession
-from sessions.services import session_get_or_open_current, session_lock_current
+from sessions.services import session_count_current, session_get_or_open_current
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]*")
 RETIRED = "employee_retired"
@@ -164,37 +165,66 @@ def instruction_accept(
         verdict = instruction_allowed(user_id=user_id, cost=cost)
         if not verdict.allowed:
             raise RateLimited(retry_after=verdict.retry_after, cost=cost)
+    if client_id:
+        # Sent again after a reconnect: the mission it made, and the message it was posted
+        # with. Looked up before the write begins, so that the write is short.
+        resent = _resent(channel=channel, client_id=client_id)
+        if resent is not None:
+            return resent
+    try:
+        return _accept_new(channel=channel, route=route, text=text, client_id=client_id)
+    except IntegrityError:
+        # The same client_id sent twice at once: the constraint let one through.
+        resent = _resent(channel=channel, client_id=client_id) if client_id else None
+        if resent is None:
+            raise
+        return resent
+
+
+_IN_CURRENT_SESSION = prepared(
+    lambda *, channel_id, client_id: Mission.objects.filter(
+        channel_id=channel_id, client_id=client_id, session__closed_at__isnull=True
+    ).order_by("pk")[:1]
+)
+
+
+def _resent(*, channel: Channel, client_id: str) -> Accepted | None:
+    mission = _IN_CURRENT_SESSION.first(channel_id=channel.pk, client_id=client_id)
+    if mission is None:
+        return None
+    message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
+    assert message is not None
+    return Accepted(mission=mission, message=message, created=False)
+
+
+def _accept_new(*, channel: Channel, route: Route, text: str, client_id: str) -> Accepted:
     with transaction.atomic():
-        session = session_lock_current(channel=channel)
+        session = session_count_current(channel=channel)
         opened = mission_open(
             session=session,
             assignee=route.assignee,
             source=route.source,
             instruction=text,
             client_id=client_id,
-            locked=True,
+            counted=True,
         )
-        mission, created, message = opened.mission, opened.created, opened.message
-        if message is None:
-            # Sent again after a reconnect: the message it was posted with.
-            message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
+        mission, message = opened.mission, opened.message
         assert message is not None
-        if created:
-            if route.unknown:
-                _unknown_names_notice(mission=mission, message=message, names=route.unknown)
-            if route.delegations:
-                # Named people: the plan is made here, without a model call; the chief
-                # of staff answers once, when their parts are done.
-                mission_after_accept(mission, run=False)
-                plan_start(
-                    plan=mission,
-                    delegations=[Delegation(employee=e, task=t) for e, t in route.delegations],
-                )
-            else:
-                mission_after_accept(mission)
-            for employee, task in route.followups:
-                _spawn_followup(parent=mission, employee=employee, text=task)
-    return Accepted(mission=mission, message=message, created=created)
+        if route.unknown:
+            _unknown_names_notice(mission=mission, message=message, names=route.unknown)
+        if route.delegations:
+            # Named people: the plan is made here, without a model call; the chief
+            # of staff answers once, when their parts are done.
+            mission_after_accept(mission, run=False)
+            plan_start(
+                plan=mission,
+                delegations=[Delegation(employee=e, task=t) for e, t in route.delegations],
+            )
+        else:
+            mission_after_accept(mission)
+        for employee, task in route.followups:
+            _spawn_followup(parent=mission, employee=employee, text=task)
+    return Accepted(mission=mission, message=message, created=True)
 
 
 def mission_record_finished(

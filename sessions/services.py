@@ -6,7 +6,6 @@ from django.db.models import F
 from django.utils import timezone, translation
 from django.utils.translation import gettext_noop
 
-from config.prepared import prepared
 from missions.models import Message, MessageKind, Mission
 from missions.timeline import message_post
 from office.models import Channel
@@ -42,28 +41,38 @@ def session_lock(*, session: ChatSession) -> ChatSession:
     return ChatSession.objects.select_for_update().get(pk=session.pk)
 
 
-_CURRENT_LOCKED = prepared(
-    lambda *, channel_id: (
-        ChatSession.objects.select_for_update()
-        .filter(channel_id=channel_id, closed_at__isnull=True)
-        .order_by("pk")[:1]
+def _count_current(channel_id: int) -> ChatSession | None:
+    # One statement for the row lock, the read and the count (Django's update() returns
+    # no row). The channel has at most one open session (a constraint); a session closed
+    # while this waited for its lock no longer matches (PostgreSQL re-checks the
+    # condition on the row it waited for).
+    table = ChatSession._meta.db_table
+    sql = (
+        f'UPDATE "{table}" SET "mission_count" = "mission_count" + 1 '
+        f'WHERE "channel_id" = %s AND "closed_at" IS NULL RETURNING {_SESSION_COLUMNS}'
     )
-)
+    return next(iter(ChatSession.objects.raw(sql, [channel_id])), None)
 
 
-def session_lock_current(*, channel: Channel) -> ChatSession:
-    """The channel's current session, its row locked until the transaction ends, in one
-    query (opening the next session if it has none). A session closed while this waited
-    for its lock is not returned: the one opened after it is."""
-    current = _CURRENT_LOCKED.first(channel_id=channel.pk)
-    if current is not None:
-        return current
-    return session_lock(session=session_get_or_open_current(channel=channel))
+_SESSION_COLUMNS = ", ".join(f'"{f.column}"' for f in ChatSession._meta.concrete_fields)
+
+
+def session_count_current(*, channel: Channel) -> ChatSession:
+    """The channel's current session with one more mission counted (the new mission's
+    seq is the row's `mission_count`), its row locked until the transaction ends, in one
+    statement (opening the next session if it has none). A session closed while this
+    waited for its lock is not counted: the one opened after it is."""
+    counted = _count_current(channel.pk)
+    if counted is not None:
+        return counted
+    session = session_lock(session=session_get_or_open_current(channel=channel))
+    session_count_mission(session=session)
+    return session
 
 
 def session_count_mission(*, session: ChatSession) -> int:
     """One more mission in the session; returns its seq. Call with the row locked
-    (`session_lock`, `session_lock_current`), so that seqs have no gaps."""
+    (`session_lock`), so that seqs have no gaps."""
     ChatSession.objects.filter(pk=session.pk).update(mission_count=F("mission_count") + 1)
     session.mission_count += 1
     return session.mission_count

@@ -22,7 +22,7 @@ from missions.intake import instruction_accept, mission_create
 from missions.models import Mission, MissionStatus
 from office.models import Office
 from sessions.models import ChatSession
-from sessions.services import session_get_or_open_current
+from sessions.services import session_get_or_open_current, session_start_new
 from summaries import tasks
 from summaries.folding import fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
@@ -291,13 +291,15 @@ NEXT_CONTEXT_QUERIES = 13
 # 16 for `context_for_mission` on a mission freshly read from the database: its session,
 # channel, assignee and the channel's office, then the same twelve loading queries.
 MISSION_CONTEXT_QUERIES = 16
-# 7 for `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
+# For `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
 # and the long-session check it queues on commit are replaced by recorders (they are
 # tasks with costs of their own, off the request path), so this is what the person waits
-# for. It counts BEGIN and COMMIT (Django logs them), the current session read with its
-# row lock, the mission count, and the mission and message inserts (the message is not read
-# back); a 1:1 instruction naming nobody with @ needs no list of the office's employees.
-ACCEPT_QUERIES = 6
+# for. It counts BEGIN and COMMIT (Django logs them), the current session's row locked,
+# read and counted in one statement, and the mission and message inserts (the message is
+# not read back); a 1:1 instruction naming nobody with @ needs no list of the office's
+# employees. With a client_id (the page always sends one), one lookup before the write.
+ACCEPT_QUERIES = 5
+ACCEPT_WRITE_STATEMENTS = 5
 
 
 def _session_of(count: int) -> ChatSession:
@@ -367,9 +369,10 @@ def test_it_assembles_a_missions_context_in_as_many_queries_at_60_missions_as_at
     assert short == long == MISSION_CONTEXT_QUERIES
 
 
+@pytest.mark.parametrize("with_client_id", [False, True])
 @pytest.mark.parametrize("before", [3, 19])
 def test_it_accepts_a_1_to_1_instruction_in_a_pinned_number_of_queries(
-    before: int, monkeypatch: pytest.MonkeyPatch
+    before: int, with_client_id: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     session = _session()
     add_finished_missions(session, before)
@@ -377,12 +380,37 @@ def test_it_accepts_a_1_to_1_instruction_in_a_pinned_number_of_queries(
     monkeypatch.setattr(creation, "queue_task_on_commit", lambda *args: queued.append(args))
     monkeypatch.setattr(creation, "mission_queue_run", lambda mission: queued.append((mission.pk,)))
 
+    client_id = "page-1" if with_client_id else ""
     with CaptureQueriesContext(connection) as queries:
-        accepted = instruction_accept(channel=session.channel, text="Draft the launch email")
+        accepted = instruction_accept(
+            channel=session.channel, text="Draft the launch email", client_id=client_id
+        )
 
     assert accepted.created and accepted.mission.seq == before + 1
+    assert accepted.mission.client_id == client_id
+    assert ChatSession.objects.get(pk=session.pk).mission_count == before + 1
     # The long-session check is queued by the mission that can cross the threshold (the
     # 20th), not by every one below it.
     check = [(intake.NOTICE_CHECK_TASK, accepted.mission.pk)] if before + 1 >= 20 else []
     assert queued == [*check, (accepted.mission.pk,)]
-    assert len(queries) == ACCEPT_QUERIES, [q["sql"] for q in queries]
+    sql = [q["sql"] for q in queries]
+    assert len(sql) == ACCEPT_QUERIES + with_client_id, sql
+    # The write itself, from BEGIN to COMMIT: the lookup happens before it.
+    begin = next(i for i, q in enumerate(sql) if q.startswith("BEGIN"))
+    assert len(sql) - begin == ACCEPT_WRITE_STATEMENTS, sql
+
+
+def test_a_resent_client_id_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    session = _session()
+    first = instruction_accept(channel=session.channel, text="Draft it", client_id="page-7")
+    with CaptureQueriesContext(connection) as queries:
+        again = instruction_accept(channel=session.channel, text="Draft it", client_id="page-7")
+    assert not again.created and again.mission.pk == first.mission.pk
+    assert again.message.pk == first.message.pk
+    # The mission and the message it was posted with, nothing else.
+    assert len(queries) == 2, [q["sql"] for q in queries]
+    assert ChatSession.objects.get(pk=session.pk).mission_count == 1
+    # In a new session the same client_id is a new instruction.
+    session_start_new(channel=session.channel)
+    later = instruction_accept(channel=session.channel, text="Draft it", client_id="page-7")
+    assert later.created and later.mission.session_id != session.pk and later.mission.seq == 1

@@ -1,8 +1,13 @@
 """A client_id is looked up by pages (in selectors and attributes): only a plain alphabet
 is accepted, with a clear error, over the API and the socket alike."""
 
-import pytest
+import threading
 
+import pytest
+from django.db import connection
+
+from missions import intake
+from missions.intake import Accepted, instruction_accept
 from missions.models import Mission
 from tests.factories import dm_channel, make_office, make_user
 
@@ -34,3 +39,61 @@ def test_a_generated_client_id_is_accepted(client) -> None:
         content_type="application/json",
     )
     assert response.status_code == 202
+
+
+@pytest.mark.postgres
+def test_one_client_id_sent_twice_at_once_is_one_mission() -> None:
+    """Both sends look the client_id up before writing and find nothing; the constraint
+    lets one write through, and the other answers with that mission (real transactions:
+    the second insert waits for the first to commit)."""
+    channel = dm_channel(make_office())
+    start = threading.Barrier(2)
+    results: list[Accepted] = []
+    errors: list[BaseException] = []
+
+    def send() -> None:
+        try:
+            start.wait(timeout=10)
+            results.append(
+                instruction_accept(channel=channel, text="Draft the invite", client_id="tab-1")
+            )
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    assert len({r.mission.pk for r in results}) == 1
+    assert sorted(r.created for r in results) == [False, True]
+    missions = Mission.objects.filter(channel=channel)
+    assert [m.seq for m in missions] == [1]
+    assert channel.sessions.get().mission_count == 1
+
+
+def test_a_send_the_lookup_missed_answers_with_the_mission_that_won(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The other send committed between this one's lookup and its write: the insert
+    fails on the constraint, nothing of this send is kept, and the first mission is
+    the answer."""
+    channel = dm_channel(make_office())
+    first = instruction_accept(channel=channel, text="Draft the invite", client_id="tab-2")
+    lookup = intake._resent
+    calls: list[str] = []
+
+    def missed_once(*, channel: object, client_id: str) -> Accepted | None:
+        calls.append(client_id)
+        return None if len(calls) == 1 else lookup(channel=channel, client_id=client_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(intake, "_resent", missed_once)
+    again = instruction_accept(channel=channel, text="Draft the invite", client_id="tab-2")
+    assert calls == ["tab-2", "tab-2"]
+    assert not again.created and again.mission.pk == first.mission.pk
+    assert again.message.pk == first.message.pk
+    assert [m.seq for m in Mission.objects.filter(channel=channel)] == [1]
+    assert channel.sessions.get().mission_count == 1
