@@ -1,11 +1,10 @@
 """Read queries compiled once (config.prepared): the same rows and objects as the ORM's,
 one query each, on SQLite and PostgreSQL alike."""
 
-import threading
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from django.db.models.functions import Substr
 from django.test.utils import CaptureQueriesContext
 
@@ -13,6 +12,7 @@ from config.prepared import prepared
 from missions.models import Mission, MissionStatus
 from sessions.services import session_get_or_open_current
 from tests.factories import add_finished_missions, dm_channel, make_office
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -90,19 +90,9 @@ def test_values_lists_come_back_as_tuples_or_flat_values() -> None:
 
 def test_each_thread_binds_on_its_own_connection() -> None:
     session = _session(5)
-    results: list[Any] = []
-
-    def run() -> None:
-        try:
-            results.append([m.seq for m in NEWEST(8, session_id=session.pk, before_seq=4)])
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = at_once(
+        lambda: [m.seq for m in NEWEST(8, session_id=session.pk, before_seq=4)], times=4
+    )
     assert results == [[3, 2, 1]] * 4
 
 

@@ -4,11 +4,9 @@ batch, and always before they leave the detail window, where recall looks for th
 late finisher, a batch whose mission failed and a session's last missions at carry-over
 are indexed too. In English and Korean."""
 
-import threading
 from typing import Any
 
 import pytest
-from django.db import connection
 
 from context.models import Passage
 from context.services import passages_index_session
@@ -21,6 +19,7 @@ from office.selectors import channel_default_assignee
 from sessions.models import ChatSession
 from sessions.services import session_start_new
 from tests.factories import dm_channel, make_office, next_context
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -169,23 +168,6 @@ def test_two_index_runs_at_once_write_each_passage_once() -> None:
     for n in range(1, 4):
         _finish(session, n)
     assert _indexed(session) == set()
-    start = threading.Barrier(2)
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            start.wait(timeout=10)
-            passages_index_session(session_id=session.pk)
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert errors == []
+    at_once(lambda: passages_index_session(session_id=session.pk))
     rows = list(Passage.objects.filter(session=session).values_list("seq", "position"))
     assert sorted(rows) == [(1, 0), (2, 0), (3, 0)]

@@ -2,7 +2,6 @@ import threading
 from typing import Any
 
 import pytest
-from django.db import connections
 
 from llm.base import ChatMessages, ChatStream, ProviderError, Usage
 from sessions.services import session_get_or_open_current, session_start_new
@@ -13,6 +12,7 @@ from summaries.schemas import Decision, DroppedMission, SummaryItem, SummaryStat
 from summaries.services import summary_fold
 from summaries.verifier import summary_verify
 from tests.factories import add_finished_missions, dm_channel, make_office, next_context
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -91,23 +91,7 @@ def test_two_folds_at_once_give_the_result_of_one(monkeypatch: pytest.MonkeyPatc
             both_read.wait()  # both folds have read version 0 before either commits
             return _good_state([1, 2, 3, 4]), Usage()
 
-    outcomes: list[Any] = []
-    errors: list[BaseException] = []
-
-    def fold() -> None:
-        try:
-            outcomes.append(summary_fold(session_id=session.pk, provider=SlowProvider()))
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=fold) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    outcomes = at_once(lambda: summary_fold(session_id=session.pk, provider=SlowProvider()))
     assert sorted(o.raced for o in outcomes) == [False, True]
     summary = RollingSummary.objects.get(session=session)
     assert (summary.version, summary.folded_through_seq) == (1, 4)

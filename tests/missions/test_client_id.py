@@ -1,15 +1,13 @@
 """A client_id is looked up by pages (in selectors and attributes): only a plain alphabet
 is accepted, with a clear error, over the API and the socket alike."""
 
-import threading
-
 import pytest
-from django.db import connection
 
 from missions import intake
 from missions.intake import Accepted, instruction_accept
 from missions.models import Mission
 from tests.factories import dm_channel, make_office, make_user
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -47,27 +45,9 @@ def test_one_client_id_sent_twice_at_once_is_one_mission() -> None:
     lets one write through, and the other answers with that mission (real transactions:
     the second insert waits for the first to commit)."""
     channel = dm_channel(make_office())
-    start = threading.Barrier(2)
-    results: list[Accepted] = []
-    errors: list[BaseException] = []
-
-    def send() -> None:
-        try:
-            start.wait(timeout=10)
-            results.append(
-                instruction_accept(channel=channel, text="Draft the invite", client_id="tab-1")
-            )
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=send) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert errors == []
+    results = at_once(
+        lambda: instruction_accept(channel=channel, text="Draft the invite", client_id="tab-1")
+    )
     assert len({r.mission.pk for r in results}) == 1
     assert sorted(r.created for r in results) == [False, True]
     missions = Mission.objects.filter(channel=channel)

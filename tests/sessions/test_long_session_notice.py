@@ -20,6 +20,7 @@ from sessions.services import (
 )
 from tests.factories import channel_of, dm_channel, make_office, make_user
 from tests.missions.helpers import frames_until
+from tests.threads import at_once
 from tests.ws import open_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -185,24 +186,7 @@ def test_100_concurrent_checks_give_exactly_one_notice_each_time() -> None:
 def test_two_concurrent_new_session_requests_start_one_session() -> None:
     channel = dm_channel(make_office())
     current = session_get_or_open_current(channel=channel)
-    results: list[Any] = []
-    start = threading.Barrier(2, timeout=20)
-
-    def press() -> None:
-        try:
-            start.wait()
-            results.append(session_start_new(channel=channel, expected_session_id=current.pk))
-        except BaseException as exc:
-            results.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=press) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert all(isinstance(r, ChatSession) for r in results), results
+    results = at_once(lambda: session_start_new(channel=channel, expected_session_id=current.pk))
     assert results[0].pk == results[1].pk
     assert ChatSession.objects.filter(channel=channel).count() == 2
 
