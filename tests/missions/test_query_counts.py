@@ -52,31 +52,33 @@ def _queued_mission(
     return Mission.objects.get(pk=mission.pk), queued
 
 
-@pytest.mark.parametrize("missions", [10, 60])
-def test_running_a_reply_takes_a_pinned_number_of_queries(
-    missions: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _run_counted(missions: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[str]]:
+    """Run a reply after `missions` finished ones: the tasks it queued, the SQL it ran."""
     mission, queued = _queued_mission(missions, monkeypatch)
     with CaptureQueriesContext(connection) as queries:
         mission_run(mission_id=mission.pk)
     mission.refresh_from_db()
     assert mission.status == MissionStatus.DONE
+    return queued, [q["sql"] for q in queries]
+
+
+@pytest.mark.parametrize("missions", [10, 60])
+def test_running_a_reply_takes_a_pinned_number_of_queries(
+    missions: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queued, queries = _run_counted(missions, monkeypatch)
     # The fold check is queued once the reply is committed; seq 11 and 61 end no index
     # batch (tests/context/test_index_batches.py).
     assert [task for task, *_ in queued] == ["summaries.tasks.summary_fold"]
-    assert len(queries) == RUN_QUERIES, [q["sql"] for q in queries]
+    assert len(queries) == RUN_QUERIES, queries
 
 
 @pytest.mark.parametrize("missions", [0, 3, 7])
 def test_an_early_mission_of_a_first_session_reads_no_history(
     missions: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    mission, _ = _queued_mission(missions, monkeypatch)
-    with CaptureQueriesContext(connection) as queries:
-        mission_run(mission_id=mission.pk)
-    mission.refresh_from_db()
-    assert mission.status == MissionStatus.DONE
-    assert len(queries) == EARLY_RUN_QUERIES, [q["sql"] for q in queries]
+    _, queries = _run_counted(missions, monkeypatch)
+    assert len(queries) == EARLY_RUN_QUERIES, queries
 
 
 @pytest.mark.parametrize(
