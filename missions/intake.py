@@ -181,10 +181,12 @@ def instruction_accept(
         return resent
 
 
+# At most one: the channel's open session, and the client_id's unique index in it (the
+# exclusion states that index's condition, so SQLite's planner takes it too).
 _IN_CURRENT_SESSION = prepared(
     lambda *, channel_id, client_id: Mission.objects.filter(
-        channel_id=channel_id, client_id=client_id, session__closed_at__isnull=True
-    ).order_by("pk")[:1]
+        session__channel_id=channel_id, session__closed_at__isnull=True, client_id=client_id
+    ).exclude(client_id="")[:1]
 )
 
 
