@@ -41,6 +41,9 @@ def session_lock(*, session: ChatSession) -> ChatSession:
     return ChatSession.objects.select_for_update().get(pk=session.pk)
 
 
+_SESSION_COLUMNS = ", ".join(f'"{f.column}"' for f in ChatSession._meta.concrete_fields)
+
+
 def _count_current(channel_id: int) -> ChatSession | None:
     # One statement for the row lock, the read and the count (Django's update() returns
     # no row). The channel has at most one open session (a constraint); a session closed
@@ -52,9 +55,6 @@ def _count_current(channel_id: int) -> ChatSession | None:
         f'WHERE "channel_id" = %s AND "closed_at" IS NULL RETURNING {_SESSION_COLUMNS}'
     )
     return next(iter(ChatSession.objects.raw(sql, [channel_id])), None)
-
-
-_SESSION_COLUMNS = ", ".join(f'"{f.column}"' for f in ChatSession._meta.concrete_fields)
 
 
 def session_count_current(*, channel: Channel) -> ChatSession:
