@@ -95,8 +95,8 @@ class Progress:
         close to leaving it or past it (one that finished late, a retry) indexes at
         once; a batch that never came (its mission failed) is taken by the next, and
         the sweep takes what is still left."""
-        batch = INDEX_BATCH
-        return seq % batch == 0 or self.mission_count - seq >= settings.DETAIL_MISSIONS - batch
+        close = self.mission_count - seq >= settings.DETAIL_MISSIONS - INDEX_BATCH
+        return seq % INDEX_BATCH == 0 or close
 
 
 def session_progress(*, session_id: int) -> Progress | None:
