@@ -8,11 +8,12 @@ MaxConnectionsError the moment its pool is used up: a burst of sockets joining t
 groups at once was answered with HTTP 500. A `BlockingConnectionPool` makes a join wait
 (up to `pool_timeout` seconds) for a connection another join gives back."""
 
+import asyncio
 import contextlib
 import time
+from copy import deepcopy
 from typing import Any
 
-from channels.exceptions import ChannelFull
 from channels.layers import InMemoryChannelLayer
 from channels_redis.core import RedisChannelLayer
 from redis import asyncio as aioredis
@@ -50,9 +51,19 @@ class EmbeddedChannelLayer(InMemoryChannelLayer):
             super()._clean_expired()
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        self.group_send_now(group, message)
+
+    def group_send_now(self, group: str, message: dict[str, Any]) -> None:
+        """The group send itself, which never waits (a member whose queue is full loses
+        the event, as in Channels). Only the event loop that serves the sockets may call
+        it: a thread hands it over with `loop.call_soon_threadsafe`, so the events one
+        thread sends arrive in the order it sent them."""
         assert isinstance(message, dict), "Message is not a dict"
         self.require_valid_group_name(group)
         self._clean_expired()
         for channel in list(self.groups.get(group, ())):
-            with contextlib.suppress(ChannelFull):
-                await self.send(channel, message)
+            queue = self.channels.setdefault(
+                channel, asyncio.Queue(maxsize=self.get_capacity(channel))
+            )
+            with contextlib.suppress(asyncio.QueueFull):
+                queue.put_nowait((time.time() + self.expiry, deepcopy(message)))

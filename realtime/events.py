@@ -8,6 +8,8 @@ import asyncio
 import logging
 import os
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -66,6 +68,16 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     try:
         loop = _server_loop
         if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
+            send_now = getattr(layer, "group_send_now", None)
+            if send_now is not None:
+                # The embedded layer's send never waits: handed to the loop and not
+                # waited for, so the thread that sent it (Daphne's one database thread
+                # after an accept, a reply between deltas) goes on at once.
+                if _running_loop() is loop:
+                    send_now(group, envelope)
+                else:
+                    loop.call_soon_threadsafe(_send_logged, send_now, group, envelope)
+                return
             if _running_loop() is loop:
                 loop.create_task(layer.group_send(group, envelope))
                 return
@@ -84,6 +96,17 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
         # the mission that produced it.
         logger.warning(
             "could not send %s to channel %s", event.get("type"), channel_id, exc_info=True
+        )
+
+
+def _send_logged(
+    send_now: Callable[[str, dict[str, Any]], None], group: str, envelope: dict[str, Any]
+) -> None:
+    try:
+        send_now(group, envelope)
+    except Exception:
+        logger.warning(
+            "could not send %s to %s", envelope["event"].get("type"), group, exc_info=True
         )
 
 
