@@ -45,12 +45,12 @@ def test_a_thread_hands_frames_to_a_busy_loop_without_waiting_and_they_arrive_in
     # instruction queues behind it.
     busy = threading.Event()
     server_loop.call_soon_threadsafe(busy.wait, 10)
-    sender = threading.Thread(
-        target=lambda: [
+
+    def send_three() -> None:
+        for i in range(3):
             events.send_frame(7, ReplyDeltaFrame(mission=1, index=i, text=f"piece {i}"))
-            for i in range(3)
-        ]
-    )
+
+    sender = threading.Thread(target=send_three)
     try:
         sender.start()
         sender.join(timeout=2)
