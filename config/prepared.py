@@ -67,10 +67,9 @@ class _Statement:
     annotations: dict[str, int]
 
 
-def _compile(queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> _Statement:
-    query = queryset.query
-    compiler = query.get_compiler(using=queryset.db)
-    sql, params = compiler.as_sql()
+def _slots(params: Any, stand_ins: dict[str, Any]) -> tuple[list[tuple[str | None, Any]], set[str]]:
+    """Where each keyword's value goes among the compiled parameters (with the type the
+    backend wrapped its stand-in in), the others kept as constants; and the keywords found."""
     slots: list[tuple[str | None, Any]] = []
     found: set[str] = set()
     for param in params:
@@ -80,6 +79,28 @@ def _compile(queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> _Statement:
         slots.append((name, type(param) if name else param))
         if name:
             found.add(name)
+    return slots, found
+
+
+def _stand_ins(values: dict[str, Any]) -> dict[str, int | str]:
+    return {name: _stand_in(i, v) for i, (name, v) in enumerate(sorted(values.items()))}
+
+
+def _check_bindable(values: dict[str, Any]) -> None:
+    for value in values.values():
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise TypeError(f"a prepared query binds ints and strings, not {type(value).__name__}")
+
+
+def _bound(slots: list[tuple[str | None, Any]], values: dict[str, Any]) -> list[Any]:
+    return [constant if name is None else _bind(values[name], constant) for name, constant in slots]
+
+
+def _compile(queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> _Statement:
+    query = queryset.query
+    compiler = query.get_compiler(using=queryset.db)
+    sql, params = compiler.as_sql()
+    slots, found = _slots(params, stand_ins)
     if found != set(stand_ins):
         raise ValueError(f"not bound as given: {sorted(set(stand_ins) - found)}")
     fields = [s[0] for s in compiler.select[0 : compiler.col_count]]
@@ -140,26 +161,17 @@ class Prepared:
         with self._lock:
             statement = self._statements.get(connection, {}).get(shape)
         if statement is None:
-            stand_ins = {
-                name: _stand_in(i, v) for i, (name, v) in enumerate(sorted(values.items()))
-            }
+            stand_ins = _stand_ins(values)
             statement = _compile(self._build(*shape, **stand_ins), stand_ins)
             with self._lock:
                 self._statements.setdefault(connection, {})[shape] = statement
         return statement
 
     def __call__(self, *shape: Any, **values: int | str) -> list[Any]:
-        for value in values.values():
-            if isinstance(value, bool) or not isinstance(value, int | str):
-                raise TypeError(
-                    f"a prepared query binds ints and strings, not {type(value).__name__}"
-                )
+        _check_bindable(values)
         connection = connections[self._using]
         statement = self._statement(connection, shape, values)
-        params = [
-            constant if name is None else _bind(values[name], constant)
-            for name, constant in statement.slots
-        ]
+        params = _bound(statement.slots, values)
         with connection.cursor() as cursor:
             cursor.execute(statement.sql, params)
             rows: Any = cursor.fetchall()
@@ -190,3 +202,47 @@ class Prepared:
 
 def prepared(build: Callable[..., QuerySet[Any]], using: str = "default") -> Prepared:
     return Prepared(build, using)
+
+
+Fragments = list[tuple[str, list[Any]]]
+
+
+class PreparedSql:
+    """SQL fragments made from a fixed-shape queryset (its conditions, an id subquery: what
+    `render` returns), compiled once per connection and shape like `Prepared`'s reads, for
+    statements written by hand around them (the full-text ranking). Each call returns the
+    fragments with the real values bound."""
+
+    def __init__(
+        self,
+        build: Callable[..., QuerySet[Any]],
+        render: Callable[[QuerySet[Any]], Fragments],
+        using: str = "default",
+    ) -> None:
+        self._build = build
+        self._render = render
+        self._using = using
+        self._fragments: weakref.WeakKeyDictionary[
+            BaseDatabaseWrapper,
+            dict[tuple[Any, ...], list[tuple[str, list[tuple[str | None, Any]]]]],
+        ] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def __call__(self, *shape: Any, **values: int | str) -> Fragments:
+        _check_bindable(values)
+        connection = connections[self._using]
+        with self._lock:
+            compiled = self._fragments.get(connection, {}).get(shape)
+        if compiled is None:
+            stand_ins = _stand_ins(values)
+            compiled = []
+            found: set[str] = set()
+            for sql, params in self._render(self._build(*shape, **stand_ins)):
+                slots, named = _slots(params, stand_ins)
+                compiled.append((sql, slots))
+                found |= named
+            if found != set(stand_ins):
+                raise ValueError(f"not bound as given: {sorted(set(stand_ins) - found)}")
+            with self._lock:
+                self._fragments.setdefault(connection, {})[shape] = compiled
+        return [(sql, _bound(slots, values)) for sql, slots in compiled]

@@ -10,9 +10,9 @@ from django.conf import settings
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
-from config.prepared import prepared
+from config.prepared import PreparedSql, prepared
 from context.models import Passage
-from context.search import rank_memory_items, rank_passages
+from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
 from context.window import window_missions
 from language.analysis import query_terms
 from memory.models import MemoryItem
@@ -174,6 +174,35 @@ def recall_candidates(*, channel_id: int, session_id: int, window_start: int) ->
     )
 
 
+# Every mission ranks its channel's passages and its memory items: the candidates' SQL is
+# compiled once (per connection), only their values are bound. `history`: this session's
+# earlier missions are in the prompt in full, so only earlier sessions are recalled.
+_RECALL = PreparedSql(
+    lambda history, *, channel_id, session_id, window_start: (
+        recall_candidates(
+            channel_id=channel_id, session_id=session_id, window_start=window_start
+        ).exclude(session_id=session_id)
+        if history
+        else recall_candidates(
+            channel_id=channel_id, session_id=session_id, window_start=window_start
+        )
+    ),
+    candidate_fragments,
+)
+_RANKABLE_MEMORY = PreparedSql(
+    lambda *, office_id, employee_id, channel_id: memory_rankable(
+        memory_in_scope(office_id=office_id, employee_id=employee_id, channel_id=channel_id)
+    ),
+    candidate_fragments,
+)
+# This session's finished missions before the window, oldest first (when all of them fit).
+_HISTORY = prepared(
+    lambda *, session_id, before_seq: Mission.objects.filter(
+        session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq
+    ).order_by("seq")
+)
+
+
 def _passage_rows(passages: QuerySet[Passage]) -> list[RecalledPassage]:
     rows = passages.order_by().values(
         "id",
@@ -300,9 +329,6 @@ def context_load(
 
     # This session's missions before the window: all of them, if they fit the envelope
     # beside the window (then no summary needs to repeat them), else the pending ones.
-    older = Mission.objects.filter(
-        session_id=session.pk, status=MissionStatus.DONE, seq__lt=window_start
-    )
     recent_chars = min(
         sum(len(m.instruction) + len(m.reply) for m in recent), channel.detail_budget
     )
@@ -338,7 +364,7 @@ def context_load(
         and (size["chars"] or 0) + HISTORY_MIN_CHARS * size["count"] <= room
     )
     if fits and shown.carried_from_number is None:
-        history = list(older.order_by("seq"))
+        history = _HISTORY(session_id=session.pk, before_seq=window_start)
         pending: list[PendingMission] = []
     else:
         if shown.carried_from_number is not None:
@@ -363,17 +389,20 @@ def context_load(
         ]
 
     terms = query_terms(instruction)
-    candidates = recall_candidates(
-        channel_id=channel.pk, session_id=session.pk, window_start=window_start
-    )
-    if history:
-        # They are shown in full already.
-        candidates = candidates.exclude(session_id=session.pk)
+
+    def candidates() -> QuerySet[Passage]:
+        passages = recall_candidates(
+            channel_id=channel.pk, session_id=session.pk, window_start=window_start
+        )
+        # With the history, this session's missions are shown in full already.
+        return passages.exclude(session_id=session.pk) if history else passages
+
     pinned_ids: list[int] = []
     named = {int(n) for n in _MISSION_REF.findall(instruction)}
     if named and not history and not nothing_outside:
         pinned_ids += list(
-            candidates.filter(session_id=session.pk, seq__in=sorted(named))
+            candidates()
+            .filter(session_id=session.pk, seq__in=sorted(named))
             .order_by("seq", "position")
             .values_list("id", flat=True)[:EVIDENCE_PASSAGES]
         )
@@ -382,28 +411,41 @@ def context_load(
         evidence = _evidence_filter(_matching_item_refs(state, set(terms)), session)
         if evidence is not None:
             pinned_ids += rank_passages(
-                candidates=candidates.filter(evidence), text=instruction, limit=EVIDENCE_PASSAGES
+                candidates=candidates().filter(evidence),
+                text=instruction,
+                limit=EVIDENCE_PASSAGES,
             )
+        recall = _RECALL(
+            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=window_start
+        )
         ranked_ids = rank_passages(
-            candidates=candidates, text=instruction, limit=RECALL_PASSAGES, channel_id=channel.pk
+            candidates=Candidates.of(recall),
+            text=instruction,
+            limit=RECALL_PASSAGES,
+            channel_id=channel.pk,
         )
     pinned_ids = list(dict.fromkeys(pinned_ids))
     loaded = _passages(list(dict.fromkeys(pinned_ids + ranked_ids)))
     loaded += _neighbours(loaded)
     pinned_set = set(pinned_ids)
 
-    in_scope = memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     ranked: list[MemoryItem] = []
     if terms:
+        rankable = _RANKABLE_MEMORY(
+            office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
+        )
         ranked_memory_ids = rank_memory_items(
-            candidates=memory_rankable(in_scope), text=instruction, limit=MEMORY_CANDIDATES
+            candidates=Candidates.of(rankable), text=instruction, limit=MEMORY_CANDIDATES
         )
         if ranked_memory_ids:
             items = {i.pk: i for i in MemoryItem.objects.filter(pk__in=ranked_memory_ids)}
             ranked = [items[i] for i in ranked_memory_ids if i in items]
     else:
         # Nothing to rank by (an empty or stop-word instruction): the freshest items.
+        in_scope = memory_in_scope(
+            office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
+        )
         ranked = list(memory_rankable(in_scope).order_by("-updated_at", "-id")[:MEMORY_CANDIDATES])
 
     colleagues = [e for e in _ACTIVE_EMPLOYEES(office_id=office.pk) if e.pk != employee.pk]

@@ -9,11 +9,13 @@ channel's history only each term's newest matches are ranked (TERM_MATCHES), so 
 stays flat as the history grows. Passages are matched on text normalised by
 language.analysis, so Korean particles and English word forms do not matter."""
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, connections
 from django.db.models import QuerySet
 
+from config.prepared import Fragments
 from context.models import Passage
 from language.analysis import query_terms
 from memory.models import MemoryItem
@@ -26,6 +28,35 @@ from memory.models import MemoryItem
 TERM_MATCHES = 64
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """Candidate rows as SQL on their own table, for a ranking statement: their conditions
+    (`where`) and an id subquery (`ids`), each with its parameters. Made by
+    `candidate_fragments`, or bound from those compiled once (`config.prepared.PreparedSql`)
+    for the fixed-shape candidates of every mission."""
+
+    where: str
+    where_params: list[Any]
+    ids: str
+    ids_params: list[Any]
+
+    @classmethod
+    def of(cls, fragments: Fragments) -> "Candidates":
+        (where, where_params), (ids, ids_params) = fragments
+        return cls(where, where_params, ids, ids_params)
+
+
+def candidate_fragments(candidates: QuerySet[Any]) -> Fragments:
+    """The candidates' conditions and their id subquery as SQL: what `Candidates` holds."""
+    table = candidates.model._meta.db_table
+    return [_where(candidates, table), _ids(candidates)]
+
+
+def _ids(candidates: QuerySet[Any]) -> tuple[str, list[Any]]:
+    inner, inner_params = candidates.order_by().values("id").query.sql_with_params()
+    return inner, list(inner_params)
+
+
 def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
     """The candidates' conditions as SQL on `table` itself, when they need no join (the
     planner then filters during the index scan); else an id subquery. Joins the ORM set
@@ -35,8 +66,8 @@ def _where(candidates: QuerySet[Any], table: str) -> tuple[str, list[Any]]:
     if len(used) == 1 and query.where:
         sql, params = query.get_compiler(connection=connection).compile(query.where)
         return sql, list(params)
-    inner, inner_params = query.sql_with_params()
-    return f'"{table}"."id" IN ({inner})', list(inner_params)
+    inner, inner_params = _ids(candidates)
+    return f'"{table}"."id" IN ({inner})', inner_params
 
 
 def _fts_terms(terms: list[str]) -> str:
@@ -114,11 +145,10 @@ def _sqlite_channel_rank(
 
 
 def _sqlite_rank(
-    candidates: QuerySet[Any], fts: str, terms: list[str], limit: int
+    inner: str, inner_params: list[Any], fts: str, terms: list[str], limit: int
 ) -> tuple[str, list[Any]]:
     """BM25 over every match among a few candidates: their ids are a list built once and
     checked during the index scan."""
-    inner, inner_params = candidates.order_by().values("id").query.sql_with_params()
     sql = (
         f"SELECT f.rowid FROM {fts} f WHERE {fts} MATCH %s AND +f.rowid IN ({inner}) "
         f"ORDER BY bm25({fts}), f.rowid DESC LIMIT %s"
@@ -127,7 +157,7 @@ def _sqlite_rank(
 
 
 def _rank(
-    candidates: QuerySet[Any],
+    candidates: QuerySet[Any] | Candidates,
     table: str,
     fts: str,
     text: str,
@@ -141,25 +171,34 @@ def _rank(
     terms = query_terms(text)
     if not terms:
         return []
+
+    def where() -> tuple[str, list[Any]]:
+        if isinstance(candidates, Candidates):
+            return candidates.where, candidates.where_params
+        return _where(candidates, table)
+
     if connection.vendor == "postgresql":
-        where, where_params = _where(candidates, table)
-        sql, params = _postgres_rank(
-            table, where, where_params, terms, limit, pooled=channel_id is not None
-        )
+        sql, params = _postgres_rank(table, *where(), terms, limit, pooled=channel_id is not None)
     elif channel_id is not None:
-        where, where_params = _where(candidates, table)
-        sql, params = _sqlite_channel_rank(
-            table, fts, where, where_params, terms, limit, channel_id
-        )
+        sql, params = _sqlite_channel_rank(table, fts, *where(), terms, limit, channel_id)
     else:
-        sql, params = _sqlite_rank(candidates, fts, terms, limit)
+        inner, inner_params = (
+            (candidates.ids, candidates.ids_params)
+            if isinstance(candidates, Candidates)
+            else _ids(candidates)
+        )
+        sql, params = _sqlite_rank(inner, inner_params, fts, terms, limit)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
 
 
 def rank_passages(
-    *, candidates: QuerySet[Passage], text: str, limit: int, channel_id: int | None = None
+    *,
+    candidates: QuerySet[Passage] | Candidates,
+    text: str,
+    limit: int,
+    channel_id: int | None = None,
 ) -> list[int]:
     """Ids of the candidate passages most relevant to the text, best first. Pass the
     channel when the candidates are its history, however long (recall): then each term
@@ -169,7 +208,9 @@ def rank_passages(
     return _rank(candidates, "context_passage", "context_passage_fts", text, limit, channel_id)
 
 
-def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int) -> list[int]:
+def rank_memory_items(
+    *, candidates: QuerySet[MemoryItem] | Candidates, text: str, limit: int
+) -> list[int]:
     """Ids of the candidate memory items most relevant to the text, best first."""
     return _rank(candidates, "memory_memoryitem", "memory_memoryitem_fts", text, limit)
 

@@ -8,7 +8,7 @@ from django.db import connection
 from django.db.models.functions import Substr
 from django.test.utils import CaptureQueriesContext
 
-from config.prepared import prepared
+from config.prepared import PreparedSql, prepared
 from missions.models import Mission, MissionStatus
 from sessions.services import session_get_or_open_current
 from tests.factories import add_finished_missions, dm_channel, make_office
@@ -128,3 +128,61 @@ def test_values_come_back_as_dicts_with_their_annotations() -> None:
     )
     assert DIGESTS(session_id=session.pk) == expected
     assert [row["head"] for row in expected] == ["Mission", "Mission"]
+
+
+def _sql(queryset: Any) -> tuple[str, list[Any]]:
+    sql, params = queryset.query.sql_with_params()
+    return sql, list(params)
+
+
+# Fragments of a queryset's SQL (config.prepared.PreparedSql), compiled once and bound.
+CONDITIONS = PreparedSql(
+    lambda finished, *, session_id, before_seq: (
+        Mission.objects.filter(session_id=session_id, seq__lt=before_seq).filter(
+            status=MissionStatus.DONE
+        )
+        if finished
+        else Mission.objects.filter(session_id=session_id, seq__lt=before_seq)
+    ),
+    lambda queryset: [_sql(queryset.order_by().values("id"))],
+)
+
+
+def _ids_of(fragments: list[tuple[str, list[Any]]]) -> list[int]:
+    [(sql, params)] = fragments
+    with connection.cursor() as cursor:
+        cursor.execute(f"{sql} ORDER BY 1", params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_sql_fragments_are_bound_as_the_orm_would_write_them() -> None:
+    session, other = _session(6), _session(3)
+    Mission.objects.filter(session=session, seq=2).update(status=MissionStatus.FAILED)
+    for finished, session_id, before_seq in [
+        (True, session.pk, 5),
+        (True, session.pk, 7),  # compiled once, bound again
+        (False, session.pk, 5),
+        (True, other.pk, 3),
+    ]:
+        direct = Mission.objects.filter(session_id=session_id, seq__lt=before_seq)
+        if finished:
+            direct = direct.filter(status=MissionStatus.DONE)
+        sql, params = direct.order_by().values("id").query.sql_with_params()
+        got = CONDITIONS(finished, session_id=session_id, before_seq=before_seq)
+        assert got == [(sql, list(params))]
+        assert _ids_of(got) == sorted(direct.values_list("id", flat=True))
+    done_before_5 = Mission.objects.filter(session=session, seq__in=[1, 3, 4])
+    assert _ids_of(CONDITIONS(True, session_id=session.pk, before_seq=5)) == sorted(
+        done_before_5.values_list("id", flat=True)
+    )
+
+
+def test_a_fragment_value_the_orm_rewrites_is_refused() -> None:
+    rewritten = PreparedSql(
+        lambda *, text: Mission.objects.filter(instruction__icontains=text),
+        lambda queryset: [_sql(queryset)],
+    )
+    with pytest.raises(ValueError, match="not bound as given"):
+        rewritten(text="mission")
+    with pytest.raises(TypeError):
+        CONDITIONS(True, session_id=None, before_seq=3)  # type: ignore[arg-type]
