@@ -37,6 +37,38 @@ COMPLETIONS = "/chat/completions"
 SHAPE = "The model server sent a response in an unknown shape."
 
 
+class _ReusingStream(openai.Stream[object]):
+    """The SDK's synchronous event stream, but the rest of the body is read after
+    `[DONE]` (as the SDK's async stream does on HTTP/1.1). The SDK's sync stream stops
+    reading there and closes the response unread, and a connection with unread body cannot
+    go back to the pool: every reply opened a new connection (with a hosted provider, a
+    new TLS handshake). Chunks are the JSON objects as sent."""
+
+    def __stream__(self) -> Iterator[object]:
+        events = self._iter_events()
+        try:
+            for sse in events:
+                if sse.data.startswith("[DONE]"):
+                    if self.response.http_version == "HTTP/1.1":
+                        for _ in events:  # only the body's end is left
+                            pass
+                    return
+                data = sse.json()
+                if isinstance(data, dict) and data.get("error"):
+                    error = data["error"]
+                    message = error.get("message") if isinstance(error, dict) else None
+                    raise openai.APIError(
+                        message=message
+                        if isinstance(message, str) and message
+                        else "An error occurred during streaming",
+                        request=self.response.request,
+                        body=error,
+                    )
+                yield data
+        finally:
+            self.response.close()
+
+
 class OpenAIProvider:
     name = "openai"
     structured_output = True
@@ -105,7 +137,7 @@ class OpenAIProvider:
                 body=body,
                 cast_to=object,
                 stream=True,
-                stream_cls=openai.Stream[object],
+                stream_cls=_ReusingStream,
             )
         except Exception as exc:
             raise self._provider_error(exc) from None

@@ -89,6 +89,14 @@ class Fail:
 
 
 @dataclass
+class StreamError:
+    """A stream that starts, then sends an error event in place of the rest (as OpenAI
+    does when it fails after the first bytes)."""
+
+    message: str = "The server had an error while processing your request."
+
+
+@dataclass
 class Hang:
     """Say nothing for `seconds`, then drop the connection."""
 
@@ -100,7 +108,7 @@ class Malformed:
     """200 with a body that is not valid JSON; for a stream, a broken chunk mid-way."""
 
 
-Step = Reply | Fail | Hang | Malformed
+Step = Reply | Fail | Hang | Malformed | StreamError
 
 
 @dataclass
@@ -134,6 +142,8 @@ class _State:
     total: int = 0
     in_flight: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
+    # TCP connections accepted: a client that keeps its connections alive opens few.
+    connections: int = 0
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -141,6 +151,7 @@ class _State:
                 "requests": self.total,
                 "in_flight": self.in_flight,
                 "by_kind": dict(self.by_kind),
+                "connections": self.connections,
             }
 
 
@@ -270,6 +281,9 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(step, Fail):
             self._send_failure(step)
             return
+        if isinstance(step, StreamError):
+            self._send_stream(body, Reply("Partial answer"), error=step.message)
+            return
         if isinstance(step, Malformed):
             if stream:
                 self._send_stream(body, Reply("This reply breaks"), broken=True)
@@ -317,14 +331,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send_stream(self, body: dict[str, Any], reply: Reply, *, broken: bool = False) -> None:
+    def _send_stream(
+        self, body: dict[str, Any], reply: Reply, *, broken: bool = False, error: str = ""
+    ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         try:
-            for index, event in enumerate(_stream_events(body, reply, broken=broken)):
+            for index, event in enumerate(_stream_events(body, reply, broken=broken, error=error)):
                 if index > 1:
                     self._pause(reply.chunk_delay)
                 self._write_chunk(event)
@@ -417,7 +433,9 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
     }
 
 
-def _stream_events(body: dict[str, Any], reply: Reply, *, broken: bool) -> Iterator[bytes]:
+def _stream_events(
+    body: dict[str, Any], reply: Reply, *, broken: bool, error: str = ""
+) -> Iterator[bytes]:
     base = {
         "id": "chatcmpl-" + uuid.uuid4().hex[:24],
         "object": "chat.completion.chunk",
@@ -444,6 +462,10 @@ def _stream_events(body: dict[str, Any], reply: Reply, *, broken: bool) -> Itera
     for number, piece in enumerate(pieces):
         if broken and number == 1:
             yield b'data: {"id": "chatcmpl-broken", "choices": [{"delta": \n\n'
+            return
+        if error and number == 1:
+            failure = {"error": {"message": error, "type": "server_error", "code": None}}
+            yield b"data: " + json.dumps(failure).encode() + b"\n\n"
             return
         yield event(delta({"refusal" if reply.refusal else "content": piece}))
     for index, call in enumerate(reply.tool_calls):
@@ -484,6 +506,8 @@ class _Server(ThreadingHTTPServer):
         super().__init__(address, _Handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
+        with self.state.lock:
+            self.state.connections += 1
         with self.connections_lock:
             self.connections.add(request)
         super().process_request(request, client_address)

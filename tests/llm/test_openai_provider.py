@@ -37,6 +37,7 @@ from tests.fake_openai import (
     Hang,
     Malformed,
     Reply,
+    StreamError,
     ToolCallStep,
 )
 
@@ -158,6 +159,41 @@ def test_a_broken_chunk_mid_stream_raises_bad_output_while_iterating(
 
     assert error.code == "bad_output"
     assert received == ["This "]  # what came before the break was delivered
+
+
+def test_an_error_event_mid_stream_raises_server_error_after_what_came_before(
+    fake_openai: FakeOpenAI, provider_at: Any
+) -> None:
+    fake_openai.enqueue(StreamError("The server had an error while processing your request."))
+    stream = provider_at().stream_chat(messages=MESSAGES)
+    received: list[str] = []
+
+    error = raised(lambda: received.extend(stream))
+
+    assert error.code == "server_error"
+    assert "processing your request" not in error.message  # the server's words stay out
+    assert received == ["Partial "]
+
+
+@pytest.mark.parametrize("tools", [False, True])
+def test_streamed_replies_and_structured_calls_reuse_one_connection(
+    fake_openai: FakeOpenAI, provider_at: Any, tools: bool
+) -> None:
+    # A response closed with unread body cannot go back to the pool: with a hosted
+    # provider every reply would pay a new TLS handshake.
+    provider = provider_at()
+    tool = [Tool(name="delegate", description="Hand a task over.", parameters={"type": "object"})]
+    for n in range(5):
+        stream = provider.stream_chat(
+            messages=[*MESSAGES[:1], {"role": "user", "content": f"Question {n}"}],
+            tools=tool if tools else None,
+        )
+        assert "".join(stream) == f"Echo: Question {n}"
+    state, _ = provider.structured(messages=MESSAGES, schema=SummaryState)
+    assert state == SummaryState()
+    stats = fake_openai.stats()
+    assert stats["requests"] == 6
+    assert stats["connections"] == 1
 
 
 def test_a_stream_that_stalls_after_it_started_raises_timeout_while_iterating(
