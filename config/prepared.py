@@ -27,9 +27,10 @@ import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.db import connections
+from django.db import connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
 from django.db.models.query import (
@@ -40,12 +41,16 @@ from django.db.models.query import (
     get_related_populators,
 )
 from django.db.models.sql.compiler import SQLCompiler
+from django.db.models.sql.subqueries import UpdateQuery
 
 # Stand-ins: inside every integer column's range, and strings no one types.
 _INT_BASE = 1_900_000_000
 
 
-def _stand_in(index: int, value: object) -> int | str:
+def _stand_in(index: int, value: object) -> int | str | datetime:
+    if isinstance(value, datetime):
+        # A moment no row holds, in the value's own time zone (aware or not).
+        return datetime(1901, 1, 1, 0, 0, index, tzinfo=value.tzinfo)
     if isinstance(value, int):
         return _INT_BASE + index
     return f"\x00prepared-{index}\x00"
@@ -82,7 +87,7 @@ def _slots(params: Any, stand_ins: dict[str, Any]) -> tuple[list[tuple[str | Non
     return slots, found
 
 
-def _stand_ins(values: dict[str, Any]) -> dict[str, int | str]:
+def _stand_ins(values: dict[str, Any]) -> dict[str, int | str | datetime]:
     return {name: _stand_in(i, v) for i, (name, v) in enumerate(sorted(values.items()))}
 
 
@@ -246,3 +251,73 @@ class PreparedSql:
             with self._lock:
                 self._fragments.setdefault(connection, {})[shape] = compiled
         return [(sql, _bound(slots, values)) for sql, slots in compiled]
+
+
+class PreparedUpdate:
+    """A fixed-shape UPDATE (a filter, and the values it sets), compiled once per connection
+    like `Prepared`'s reads; each call binds the real values and returns the rows changed.
+    `build` returns the queryset and the values, as `queryset.update(**values)` takes them
+    (expressions such as F("attempts") + 1 included). Keyword arguments may also be
+    datetimes, written as the backend writes a DateTimeField's value. Updates the rows
+    only: no signals, no related updates (as `QuerySet.update`)."""
+
+    def __init__(
+        self,
+        build: Callable[..., tuple[QuerySet[Any], dict[str, Any]]],
+        using: str = "default",
+    ) -> None:
+        self._build = build
+        self._using = using
+        self._statements: weakref.WeakKeyDictionary[
+            BaseDatabaseWrapper, tuple[str, list[tuple[str | None, Any]]]
+        ] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def _compile(self, connection: BaseDatabaseWrapper, values: dict[str, Any]) -> Any:
+        stand_ins: dict[str, Any] = _stand_ins(values)
+        queryset, new_values = self._build(**stand_ins)
+        query = queryset.query.chain(UpdateQuery)
+        assert isinstance(query, UpdateQuery)
+        query.add_update_values(new_values)
+        sql, params = query.get_compiler(using=self._using).as_sql()
+        # A datetime reaches the statement as the backend writes it (SQLite: a string).
+        written = {
+            name: connection.ops.adapt_datetimefield_value(v) if isinstance(v, datetime) else v
+            for name, v in stand_ins.items()
+        }
+        slots, found = _slots(params, written)
+        if found != set(stand_ins):
+            raise ValueError(f"not bound as given: {sorted(set(stand_ins) - found)}")
+        return sql, slots
+
+    def __call__(self, **values: int | str | datetime) -> int:
+        for value in values.values():
+            if isinstance(value, bool) or not isinstance(value, int | str | datetime):
+                raise TypeError(
+                    f"a prepared update binds ints, strings and datetimes, not "
+                    f"{type(value).__name__}"
+                )
+        connection = connections[self._using]
+        with self._lock:
+            statement = self._statements.get(connection)
+        if statement is None:
+            statement = self._compile(connection, values)
+            with self._lock:
+                self._statements[connection] = statement
+        sql, slots = statement
+
+        def bound(name: str | None, constant: Any) -> Any:
+            if name is None:
+                return constant
+            value = values[name]
+            if isinstance(value, datetime):
+                return connection.ops.adapt_datetimefield_value(value)
+            return _bind(value, constant)
+
+        params = [bound(name, constant) for name, constant in slots]
+        with (
+            transaction.mark_for_rollback_on_error(using=self._using),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql, params)
+            return int(cursor.rowcount)

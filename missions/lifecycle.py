@@ -2,6 +2,7 @@
 after commit; follow-up work (folds, memory extraction) is queued in the background."""
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 
@@ -11,6 +12,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
+from config.prepared import PreparedUpdate
 from context.window import session_progress
 from memory.extraction import extract_at_once
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
@@ -25,18 +27,28 @@ REPORT_EXCERPT_CHARS = 400
 logger = logging.getLogger(__name__)
 
 
-def _still_held(mission: Mission, run_token: str | None, **fields: object) -> bool:
+def _still_held(
+    mission: Mission,
+    run_token: str | None,
+    *,
+    write: Callable[[], int] | None = None,
+    **fields: object,
+) -> bool:
     """Write `fields` if the run that holds the mission is `run_token` (None: whoever).
     A run the sweeper gave up on, and whose mission another run took, must not finish it:
-    that would be a second answer."""
+    that would be a second answer. `write`: the same conditional update, prepared."""
     if run_token is None:
         for name, value in fields.items():
             setattr(mission, name, value)
         mission.save(update_fields=list(fields))
         return True
-    held = Mission.objects.filter(
-        pk=mission.pk, status=MissionStatus.RUNNING, run_token=run_token
-    ).update(**fields)
+    held = (
+        write()
+        if write is not None
+        else Mission.objects.filter(
+            pk=mission.pk, status=MissionStatus.RUNNING, run_token=run_token
+        ).update(**fields)
+    )
     if held:
         for name, value in fields.items():
             setattr(mission, name, value)
@@ -45,6 +57,21 @@ def _still_held(mission: Mission, run_token: str | None, **fields: object) -> bo
             "mission %s is no longer held by run %s; its result is dropped", mission.pk, run_token
         )
     return bool(held)
+
+
+# Every reply ends here: the conditional update is compiled once per connection.
+_COMPLETE_HELD = PreparedUpdate(
+    lambda *, mission_id, run_token, reply, finished_at, **usage: (
+        Mission.objects.filter(pk=mission_id, status=MissionStatus.RUNNING, run_token=run_token),
+        {
+            "reply": reply,
+            "status": MissionStatus.DONE,
+            "error": "",
+            "finished_at": finished_at,
+            **usage,
+        },
+    )
+)
 
 
 @transaction.atomic
@@ -63,9 +90,22 @@ def mission_complete(
     background work that follows every mission. With `run_token`, only if that run still
     holds the mission (None otherwise, and nothing is saved)."""
     finished_at = at or timezone.now()
+    usage = {
+        "prompt_chars": prompt_chars,
+        "prompt_tokens": prompt_tokens,
+        "cached_tokens": cached_tokens,
+        "completion_tokens": completion_tokens,
+    }
     if not _still_held(
         mission,
         run_token,
+        write=lambda: _COMPLETE_HELD(
+            mission_id=mission.pk,
+            run_token=run_token or "",
+            reply=reply,
+            finished_at=finished_at,
+            **usage,
+        ),
         reply=reply,
         status=MissionStatus.DONE,
         error="",

@@ -3,12 +3,14 @@
 import logging
 import time
 import uuid
+from datetime import datetime
+from typing import Any
 
 from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
-from config.prepared import prepared
+from config.prepared import PreparedUpdate, prepared
 from context.selectors import context_for_mission
 from llm.base import ProviderError, Tool
 from llm.gateway import get_provider
@@ -43,25 +45,42 @@ def _release_connection() -> None:
         connection.close()
 
 
+def _claim(take_over: bool) -> PreparedUpdate:
+    claimable = Q(status=MissionStatus.QUEUED)
+
+    def build(*, mission_id: int, run_token: str, now: datetime) -> Any:
+        condition = (
+            claimable | Q(status=MissionStatus.RUNNING, run_token=run_token)
+            if take_over
+            else claimable
+        )
+        values = {
+            "status": MissionStatus.RUNNING,
+            "started_at": now,
+            "heartbeat_at": now,
+            "attempts": F("attempts") + 1,
+            "run_token": run_token,
+        }
+        return Mission.objects.filter(condition, pk=mission_id), values
+
+    return PreparedUpdate(build)
+
+
+# A queued mission; or, for a delivery that names its run, the mission that run held
+# (the same delivery again after its worker was killed). Compiled once per connection.
+_CLAIM = _claim(take_over=False)
+_CLAIM_OR_TAKE_OVER = _claim(take_over=True)
+
+
 def mission_run(*, mission_id: int, run_token: str = "") -> None:
     """Answer a queued mission.
 
     Claimed with a conditional update, so a duplicate delivery of the task is a no-op;
     the same delivery redelivered (its worker was killed) takes the mission over. Only
     the run holding the mission may finish it, and it stamps a heartbeat while it runs."""
-    claimable = Q(status=MissionStatus.QUEUED)
-    if run_token:
-        claimable |= Q(status=MissionStatus.RUNNING, run_token=run_token)
-    else:
-        run_token = uuid.uuid4().hex
-    now = timezone.now()
-    claimed = Mission.objects.filter(claimable, pk=mission_id).update(
-        status=MissionStatus.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        attempts=F("attempts") + 1,
-        run_token=run_token,
-    )
+    claim = _CLAIM_OR_TAKE_OVER if run_token else _CLAIM
+    run_token = run_token or uuid.uuid4().hex
+    claimed = claim(mission_id=mission_id, run_token=run_token, now=timezone.now())
     if not claimed:
         return
     with beating(mission_id, run_token):

@@ -1,14 +1,17 @@
 """Read queries compiled once (config.prepared): the same rows and objects as the ORM's,
 one query each, on SQLite and PostgreSQL alike."""
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from django.db.models.functions import Substr
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from config.prepared import PreparedSql, prepared
+from config.prepared import PreparedSql, PreparedUpdate, prepared
 from missions.models import Mission, MissionStatus
 from sessions.services import session_get_or_open_current
 from tests.factories import add_finished_missions, dm_channel, make_office
@@ -186,3 +189,37 @@ def test_a_fragment_value_the_orm_rewrites_is_refused() -> None:
         rewritten(text="mission")
     with pytest.raises(TypeError):
         CONDITIONS(True, session_id=None, before_seq=3)  # type: ignore[arg-type]
+
+
+# A fixed-shape UPDATE (config.prepared.PreparedUpdate), compiled once and bound.
+START = PreparedUpdate(
+    lambda *, mission_id, run_token, now: (
+        Mission.objects.filter(pk=mission_id, status=MissionStatus.QUEUED),
+        {
+            "status": MissionStatus.RUNNING,
+            "started_at": now,
+            "attempts": F("attempts") + 1,
+            "run_token": run_token,
+        },
+    )
+)
+
+
+def test_a_prepared_update_writes_what_the_orm_would_and_only_where_its_filter_holds() -> None:
+    session = _session(3)
+    first, second, third = Mission.objects.filter(session=session).order_by("seq")
+    Mission.objects.filter(pk__in=[first.pk, second.pk]).update(status=MissionStatus.QUEUED)
+    moments = [timezone.now() - timedelta(minutes=n) for n in (1, 2)]
+    assert START(mission_id=first.pk, run_token="run-a", now=moments[0]) == 1
+    assert START(mission_id=second.pk, run_token="run-b", now=moments[1]) == 1  # bound again
+    assert START(mission_id=first.pk, run_token="run-c", now=moments[1]) == 0  # not queued
+    assert START(mission_id=third.pk, run_token="run-d", now=moments[1]) == 0  # done
+    rows = {
+        m.pk: (m.status, m.started_at, m.attempts, m.run_token)
+        for m in Mission.objects.filter(session=session)
+    }
+    assert rows[first.pk] == (MissionStatus.RUNNING, moments[0], first.attempts + 1, "run-a")
+    assert rows[second.pk] == (MissionStatus.RUNNING, moments[1], second.attempts + 1, "run-b")
+    assert rows[third.pk] == (third.status, third.started_at, third.attempts, third.run_token)
+    with pytest.raises(TypeError):
+        START(mission_id=first.pk, run_token="x", now=moments[0].date())  # type: ignore[arg-type]
