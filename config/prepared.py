@@ -19,7 +19,12 @@ own statement. Keyword arguments are bound: ints and strings only, passed to an 
 match, never dropped or rewritten by the ORM (a stand-in that does not come out of the
 compiler unchanged is an error at the first call). Rows come back as Django builds them:
 model instances (with `select_related`), tuples from `values_list` or its flat values, dicts
-from `values()` (annotations included). Writes and aggregates go through the ORM as usual."""
+from `values()` (annotations included). Aggregates go through the ORM as usual.
+
+Two more shapes are compiled the same way: `PreparedSql`, fragments of a queryset's SQL for
+statements written by hand around them (the full-text ranking's candidates), and
+`PreparedUpdate`, a conditional UPDATE that every mission runs (its claim, its reply
+saved). Other writes go through the ORM."""
 
 from __future__ import annotations
 
