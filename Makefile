@@ -41,6 +41,7 @@ check: lint typecheck
 bench: install
 	$(PY) bench/context.py
 	$(PY) bench/memory.py
+	$(PY) bench/mission_cpu.py
 	$(PY) bench/retention.py --database both
 
 clean:
