@@ -15,8 +15,9 @@ later calls bind the real ones:
     _WINDOW(settings.DETAIL_MISSIONS, session_id=5, before_seq=12)  # a list of Missions
 
 Positional arguments shape the SQL (a LIMIT, a choice of filter): each value compiles its
-own statement. Keyword arguments are bound: ints and strings only, passed to an exact
-match, never dropped or rewritten by the ORM (a stand-in that does not come out of the
+own statement. Keyword arguments are bound: ints, strings and datetimes (written as the
+backend writes a DateTimeField's value), passed to an exact match or a comparison, never
+dropped or rewritten by the ORM (a stand-in that does not come out of the
 compiler unchanged is an error at the first call). Rows come back as Django builds them:
 model instances (with `select_related`), tuples from `values_list` or its flat values, dicts
 from `values()` (annotations included). Aggregates go through the ORM as usual.
@@ -77,14 +78,21 @@ class _Statement:
     annotations: dict[str, int]
 
 
-def _slots(params: Any, stand_ins: dict[str, Any]) -> tuple[list[tuple[str | None, Any]], set[str]]:
+def _slots(
+    params: Any, stand_ins: dict[str, Any], connection: BaseDatabaseWrapper
+) -> tuple[list[tuple[str | None, Any]], set[str]]:
     """Where each keyword's value goes among the compiled parameters (with the type the
-    backend wrapped its stand-in in), the others kept as constants; and the keywords found."""
+    backend wrapped its stand-in in), the others kept as constants; and the keywords found.
+    A datetime reaches the statement as the backend writes it (SQLite: a string)."""
+    written = {
+        name: connection.ops.adapt_datetimefield_value(v) if isinstance(v, datetime) else v
+        for name, v in stand_ins.items()
+    }
     slots: list[tuple[str | None, Any]] = []
     found: set[str] = set()
     for param in params:
         name = next(
-            (n for n, s in stand_ins.items() if isinstance(param, type(s)) and param == s), None
+            (n for n, s in written.items() if isinstance(param, type(s)) and param == s), None
         )
         slots.append((name, type(param) if name else param))
         if name:
@@ -98,19 +106,33 @@ def _stand_ins(values: dict[str, Any]) -> dict[str, int | str | datetime]:
 
 def _check_bindable(values: dict[str, Any]) -> None:
     for value in values.values():
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            raise TypeError(f"a prepared query binds ints and strings, not {type(value).__name__}")
+        if isinstance(value, bool) or not isinstance(value, int | str | datetime):
+            raise TypeError(
+                f"a prepared query binds ints, strings and datetimes, not {type(value).__name__}"
+            )
 
 
-def _bound(slots: list[tuple[str | None, Any]], values: dict[str, Any]) -> list[Any]:
-    return [constant if name is None else _bind(values[name], constant) for name, constant in slots]
+def _bound(
+    slots: list[tuple[str | None, Any]], values: dict[str, Any], connection: BaseDatabaseWrapper
+) -> list[Any]:
+    def bound(name: str | None, constant: Any) -> Any:
+        if name is None:
+            return constant
+        value = values[name]
+        if isinstance(value, datetime):
+            return connection.ops.adapt_datetimefield_value(value)
+        return value if constant in (int, str) else constant(value)
+
+    return [bound(name, constant) for name, constant in slots]
 
 
-def _compile(queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> _Statement:
+def _compile(
+    queryset: QuerySet[Any], stand_ins: dict[str, Any], connection: BaseDatabaseWrapper
+) -> _Statement:
     query = queryset.query
     compiler = query.get_compiler(using=queryset.db)
     sql, params = compiler.as_sql()
-    slots, found = _slots(params, stand_ins)
+    slots, found = _slots(params, stand_ins, connection)
     if found != set(stand_ins):
         raise ValueError(f"not bound as given: {sorted(set(stand_ins) - found)}")
     fields = [s[0] for s in compiler.select[0 : compiler.col_count]]
@@ -151,10 +173,6 @@ def _compile(queryset: QuerySet[Any], stand_ins: dict[str, Any]) -> _Statement:
     return statement
 
 
-def _bind(value: int | str, wrapper: type) -> Any:
-    return value if wrapper in (int, str) else wrapper(value)
-
-
 class Prepared:
     def __init__(self, build: Callable[..., QuerySet[Any]], using: str = "default") -> None:
         self._build = build
@@ -172,16 +190,16 @@ class Prepared:
             statement = self._statements.get(connection, {}).get(shape)
         if statement is None:
             stand_ins = _stand_ins(values)
-            statement = _compile(self._build(*shape, **stand_ins), stand_ins)
+            statement = _compile(self._build(*shape, **stand_ins), stand_ins, connection)
             with self._lock:
                 self._statements.setdefault(connection, {})[shape] = statement
         return statement
 
-    def __call__(self, *shape: Any, **values: int | str) -> list[Any]:
+    def __call__(self, *shape: Any, **values: int | str | datetime) -> list[Any]:
         _check_bindable(values)
         connection = connections[self._using]
         statement = self._statement(connection, shape, values)
-        params = _bound(statement.slots, values)
+        params = _bound(statement.slots, values, connection)
         with connection.cursor() as cursor:
             cursor.execute(statement.sql, params)
             rows: Any = cursor.fetchall()
@@ -205,7 +223,7 @@ class Prepared:
             objects.append(obj)
         return objects
 
-    def first(self, *shape: Any, **values: int | str) -> Any:
+    def first(self, *shape: Any, **values: int | str | datetime) -> Any:
         """The first row, or None (build the query with its own order and LIMIT 1)."""
         return next(iter(self(*shape, **values)), None)
 
@@ -238,7 +256,7 @@ class PreparedSql:
         ] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def __call__(self, *shape: Any, **values: int | str) -> Fragments:
+    def __call__(self, *shape: Any, **values: int | str | datetime) -> Fragments:
         _check_bindable(values)
         connection = connections[self._using]
         with self._lock:
@@ -248,23 +266,22 @@ class PreparedSql:
             compiled = []
             found: set[str] = set()
             for sql, params in self._render(self._build(*shape, **stand_ins)):
-                slots, named = _slots(params, stand_ins)
+                slots, named = _slots(params, stand_ins, connection)
                 compiled.append((sql, slots))
                 found |= named
             if found != set(stand_ins):
                 raise ValueError(f"not bound as given: {sorted(set(stand_ins) - found)}")
             with self._lock:
                 self._fragments.setdefault(connection, {})[shape] = compiled
-        return [(sql, _bound(slots, values)) for sql, slots in compiled]
+        return [(sql, _bound(slots, values, connection)) for sql, slots in compiled]
 
 
 class PreparedUpdate:
     """A fixed-shape UPDATE (a filter, and the values it sets), compiled once per connection
     like `Prepared`'s reads; each call binds the real values and returns the rows changed.
     `build` returns the queryset and the values, as `queryset.update(**values)` takes them
-    (expressions such as F("attempts") + 1 included). Keyword arguments may also be
-    datetimes, written as the backend writes a DateTimeField's value. Updates the rows
-    only: no signals, no related updates (as `QuerySet.update`)."""
+    (expressions such as F("attempts") + 1 included). Updates the rows only: no signals,
+    no related updates (as `QuerySet.update`)."""
 
     def __init__(
         self,
@@ -285,23 +302,13 @@ class PreparedUpdate:
         assert isinstance(query, UpdateQuery)
         query.add_update_values(new_values)
         sql, params = query.get_compiler(using=self._using).as_sql()
-        # A datetime reaches the statement as the backend writes it (SQLite: a string).
-        written = {
-            name: connection.ops.adapt_datetimefield_value(v) if isinstance(v, datetime) else v
-            for name, v in stand_ins.items()
-        }
-        slots, found = _slots(params, written)
+        slots, found = _slots(params, stand_ins, connection)
         if found != set(stand_ins):
             raise ValueError(f"not bound as given: {sorted(set(stand_ins) - found)}")
         return sql, slots
 
     def __call__(self, **values: int | str | datetime) -> int:
-        for value in values.values():
-            if isinstance(value, bool) or not isinstance(value, int | str | datetime):
-                raise TypeError(
-                    f"a prepared update binds ints, strings and datetimes, not "
-                    f"{type(value).__name__}"
-                )
+        _check_bindable(values)
         connection = connections[self._using]
         with self._lock:
             statement = self._statements.get(connection)
@@ -310,16 +317,7 @@ class PreparedUpdate:
             with self._lock:
                 self._statements[connection] = statement
         sql, slots = statement
-
-        def bound(name: str | None, constant: Any) -> Any:
-            if name is None:
-                return constant
-            value = values[name]
-            if isinstance(value, datetime):
-                return connection.ops.adapt_datetimefield_value(value)
-            return _bind(value, constant)
-
-        params = [bound(name, constant) for name, constant in slots]
+        params = _bound(slots, values, connection)
         with (
             transaction.mark_for_rollback_on_error(using=self._using),
             connection.cursor() as cursor,

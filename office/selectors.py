@@ -3,9 +3,37 @@
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
+from django.contrib.sessions.backends.base import SessionBase
+from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
+from django.contrib.sessions.models import Session
 from django.db.models import QuerySet
+from django.utils import timezone
 
+from config.prepared import prepared
 from office.models import Channel, Employee, Office, Profile
+
+# A login's stored session while it lasts: read for every instruction a socket takes.
+_LIVE_SESSION = prepared(
+    lambda *, key, now: Session.objects.filter(session_key=key, expire_date__gt=now).values_list(
+        "session_data", flat=True
+    )[:1]
+)
+
+
+def login_user_id(*, session: SessionBase) -> str | None:
+    """The user a login session (Django's, not a chat session) belongs to as it is stored
+    now: None once it was deleted (logged out), expired or rotated away. With the
+    database session engine, one compiled query; other engines load as Django does."""
+    key = session.session_key
+    if not key:
+        return None
+    if isinstance(session, DatabaseSessionStore) and session.get_model_class() is Session:
+        data = _LIVE_SESSION.first(key=key, now=timezone.now())
+        stored = session.decode(data) if data is not None else {}
+    else:
+        stored = session.__class__(session_key=key).load()
+    user_id = stored.get("_auth_user_id")
+    return None if user_id is None else str(user_id)
 
 
 def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:

@@ -23,7 +23,7 @@ from missions.selectors import message_list_after
 from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
-from office.selectors import channel_get_for_user
+from office.selectors import channel_get_for_user, login_user_id
 from realtime import events
 from realtime.frames import (
     BAD_TEXT,
@@ -61,13 +61,11 @@ ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
 def _login_alive(scope: dict[str, Any]) -> bool:
     """Whether the person's login (Django's session, not a chat session) still holds."""
     session = scope.get("session")
-    key = getattr(session, "session_key", None)
-    if session is None or not key:
+    if session is None:
         return False
-    # One read of the stored session: a deleted (logged out) or expired one loads empty,
-    # a rotated one belongs to nobody or to someone else.
-    stored = session.__class__(session_key=key)
-    return str(stored.get("_auth_user_id")) == str(scope["user"].pk)
+    # One read of the stored session: a deleted (logged out) or expired one holds nobody,
+    # a rotated one nobody or someone else.
+    return login_user_id(session=session) == str(scope["user"].pk)
 
 
 def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) -> Accepted | None:
