@@ -12,6 +12,7 @@ shape (DESIGN.md §8: many replies share one process)."""
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import functools
 import json
@@ -50,8 +51,11 @@ class _ReusingStream(openai.Stream[object]):
             for sse in events:
                 if sse.data.startswith("[DONE]"):
                     if self.response.http_version == "HTTP/1.1":
-                        for _ in events:  # only the body's end is left
-                            pass
+                        # Only the body's end is left. The reply is whole: a server that
+                        # never ends the body costs its connection, not the reply.
+                        with contextlib.suppress(Exception):
+                            for _ in events:
+                                pass
                     return
                 data = sse.json()
                 if isinstance(data, dict) and data.get("error"):

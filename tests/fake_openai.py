@@ -61,8 +61,9 @@ class Reply:
     Token counts left as None are derived from the words of the request and the reply;
     `cached_tokens=None` leaves `prompt_tokens_details` out, as servers without prompt
     caching do. `chunks` fixes how a stream splits the text; `chunk_delay` stalls between
-    stream chunks, `delay` before answering at all. With `refusal` the model declines:
-    `text` is then sent as the refusal instead of the content."""
+    stream chunks, `delay` before answering at all, `linger` after `[DONE]` before the
+    stream's body ends. With `refusal` the model declines: `text` is then sent as the
+    refusal instead of the content."""
 
     text: str
     chunks: list[str] | None = None
@@ -73,6 +74,7 @@ class Reply:
     chunk_delay: float = 0.0
     refusal: bool = False
     tool_calls: list[ToolCallStep] = field(default_factory=list)
+    linger: float = 0.0
 
 
 @dataclass
@@ -344,6 +346,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if index > 1:
                     self._pause(reply.chunk_delay)
                 self._write_chunk(event)
+            self._pause(reply.linger)
             self._write_chunk(b"")
         except (BrokenPipeError, ConnectionResetError):
             # The client gave up (its timeout, or it stopped reading); nothing to tell it.

@@ -196,6 +196,18 @@ def test_streamed_replies_and_structured_calls_reuse_one_connection(
     assert stats["connections"] == 1
 
 
+def test_a_server_that_does_not_end_the_body_after_done_still_gives_the_whole_reply(
+    fake_openai: FakeOpenAI, provider_at: Any
+) -> None:
+    fake_openai.enqueue(Reply("All done.", chunks=["All", " done."], linger=5.0))
+
+    stream = provider_at(timeout=0.5).stream_chat(messages=MESSAGES)
+    started = time.monotonic()
+
+    assert list(stream) == ["All", " done."]
+    assert time.monotonic() - started < 3  # the read timeout, not the server's linger
+
+
 def test_a_stream_that_stalls_after_it_started_raises_timeout_while_iterating(
     fake_openai: FakeOpenAI, provider_at: Any
 ) -> None:
