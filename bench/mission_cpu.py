@@ -1,7 +1,7 @@
 """CPU of one mission's whole path, in one process, one mission at a time.
 
     python bench/mission_cpu.py                  # SQLite and, when reachable, PostgreSQL
-    python bench/mission_cpu.py --database sqlite --rounds 9
+    BENCH_ROUNDS=9 python bench/mission_cpu.py --database sqlite   # rounds (default 7)
 
 Every mission is accepted as the socket accepts it (`instruction_accept`), and everything it
 queues runs right there, in the same thread (tasks inline): its reply, streamed through the
