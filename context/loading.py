@@ -174,21 +174,20 @@ def recall_candidates(*, channel_id: int, session_id: int, window_start: int) ->
     )
 
 
+def _recall_passages(
+    history: bool, *, channel_id: int, session_id: int, window_start: int
+) -> QuerySet[Passage]:
+    """The recall candidates of a mission; with `history`, this session's earlier missions
+    are in the prompt in full, so only earlier sessions are recalled."""
+    passages = recall_candidates(
+        channel_id=channel_id, session_id=session_id, window_start=window_start
+    )
+    return passages.exclude(session_id=session_id) if history else passages
+
+
 # Every mission ranks its channel's passages and its memory items: the candidates' SQL is
-# compiled once (per connection), only their values are bound. `history`: this session's
-# earlier missions are in the prompt in full, so only earlier sessions are recalled.
-_RECALL = PreparedSql(
-    lambda history, *, channel_id, session_id, window_start: (
-        recall_candidates(
-            channel_id=channel_id, session_id=session_id, window_start=window_start
-        ).exclude(session_id=session_id)
-        if history
-        else recall_candidates(
-            channel_id=channel_id, session_id=session_id, window_start=window_start
-        )
-    ),
-    candidate_fragments,
-)
+# compiled once (per connection), only their values are bound.
+_RECALL = PreparedSql(_recall_passages, candidate_fragments)
 _RANKABLE_MEMORY = PreparedSql(
     lambda *, office_id, employee_id, channel_id: memory_rankable(
         memory_in_scope(office_id=office_id, employee_id=employee_id, channel_id=channel_id)
@@ -391,11 +390,9 @@ def context_load(
     terms = query_terms(instruction)
 
     def candidates() -> QuerySet[Passage]:
-        passages = recall_candidates(
-            channel_id=channel.pk, session_id=session.pk, window_start=window_start
+        return _recall_passages(
+            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=window_start
         )
-        # With the history, this session's missions are shown in full already.
-        return passages.exclude(session_id=session.pk) if history else passages
 
     pinned_ids: list[int] = []
     named = {int(n) for n in _MISSION_REF.findall(instruction)}

@@ -2,9 +2,9 @@
 after commit; follow-up work (folds, memory extraction) is queued in the background."""
 
 import logging
-from collections.abc import Callable
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
@@ -27,28 +27,16 @@ REPORT_EXCERPT_CHARS = 400
 logger = logging.getLogger(__name__)
 
 
-def _still_held(
-    mission: Mission,
-    run_token: str | None,
-    *,
-    write: Callable[[], int] | None = None,
-    **fields: object,
-) -> bool:
+def _still_held(mission: Mission, run_token: str | None, **fields: Any) -> bool:
     """Write `fields` if the run that holds the mission is `run_token` (None: whoever).
     A run the sweeper gave up on, and whose mission another run took, must not finish it:
-    that would be a second answer. `write`: the same conditional update, prepared."""
+    that would be a second answer."""
     if run_token is None:
         for name, value in fields.items():
             setattr(mission, name, value)
         mission.save(update_fields=list(fields))
         return True
-    held = (
-        write()
-        if write is not None
-        else Mission.objects.filter(
-            pk=mission.pk, status=MissionStatus.RUNNING, run_token=run_token
-        ).update(**fields)
-    )
+    held = _held_update(tuple(fields))(held_id=mission.pk, held_by=run_token, **fields)
     if held:
         for name, value in fields.items():
             setattr(mission, name, value)
@@ -59,19 +47,26 @@ def _still_held(
     return bool(held)
 
 
-# Every reply ends here: the conditional update is compiled once per connection.
-_COMPLETE_HELD = PreparedUpdate(
-    lambda *, mission_id, run_token, reply, finished_at, **usage: (
-        Mission.objects.filter(pk=mission_id, status=MissionStatus.RUNNING, run_token=run_token),
-        {
-            "reply": reply,
-            "status": MissionStatus.DONE,
-            "error": "",
-            "finished_at": finished_at,
-            **usage,
-        },
-    )
-)
+# The conditional update of each set of fields a run finishes with (the reply saved, a
+# failure): every mission ends with one, so each is compiled once per connection.
+_HELD_UPDATES: dict[tuple[str, ...], PreparedUpdate] = {}
+
+
+def _held_update(names: tuple[str, ...]) -> PreparedUpdate:
+    update = _HELD_UPDATES.get(names)
+    if update is None:
+        update = _HELD_UPDATES.setdefault(
+            names,
+            PreparedUpdate(
+                lambda *, held_id, held_by, **values: (
+                    Mission.objects.filter(
+                        pk=held_id, status=MissionStatus.RUNNING, run_token=held_by
+                    ),
+                    values,
+                )
+            ),
+        )
+    return update
 
 
 @transaction.atomic
@@ -90,22 +85,9 @@ def mission_complete(
     background work that follows every mission. With `run_token`, only if that run still
     holds the mission (None otherwise, and nothing is saved)."""
     finished_at = at or timezone.now()
-    usage = {
-        "prompt_chars": prompt_chars,
-        "prompt_tokens": prompt_tokens,
-        "cached_tokens": cached_tokens,
-        "completion_tokens": completion_tokens,
-    }
     if not _still_held(
         mission,
         run_token,
-        write=lambda: _COMPLETE_HELD(
-            mission_id=mission.pk,
-            run_token=run_token or "",
-            reply=reply,
-            finished_at=finished_at,
-            **usage,
-        ),
         reply=reply,
         status=MissionStatus.DONE,
         error="",
