@@ -25,7 +25,7 @@ from `values()` (annotations included). Aggregates go through the ORM as usual.
 Two more shapes are compiled the same way: `PreparedSql`, fragments of a queryset's SQL for
 statements written by hand around them (the full-text ranking's candidates), and
 `PreparedUpdate`, a conditional UPDATE that every mission runs (its claim, its reply
-saved). Other writes go through the ORM."""
+saved or its failure). Other writes go through the ORM."""
 
 from __future__ import annotations
 
