@@ -6,6 +6,9 @@ that finishes later (a retry, a slow one) brings a new synthesis.
 
 Every change of a plan is pushed to the master channel as a `plan` frame, after commit."""
 
+import itertools
+import threading
+from collections import OrderedDict
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -37,10 +40,33 @@ NOT_DONE = {
 STILL_WORKING = {"en": "still working", "ko": "아직 작업 중"}
 
 
+# The page draws the last plan frame it gets, so one plan's frames must leave in the
+# order their reads began: each read takes a ticket first, and a frame whose ticket is
+# older than one already sent is dropped (the later read saw at least as much: a change
+# it missed was committed after it began, and that commit's own send has a later ticket).
+# Two threads that read and send a plan at once (two parts ending together, one thread
+# held up between its read and its send) could otherwise leave the card showing a part
+# still working after the plan was done. This orders the sends of one process (the embedded
+# runtime, one replies worker); sends from two worker processes are not ordered.
+_tickets = itertools.count(1)
+_sent_lock = threading.Lock()
+_sent: OrderedDict[int, int] = OrderedDict()  # plan id -> ticket of its last frame sent
+_SENT_REMEMBERED = 1024
+
+
 def plan_send(plan_id: int) -> None:
     """Push the plan as it is now to the master channel."""
+    ticket = next(_tickets)
     data = plan_data(plan_id=plan_id)
-    if data is not None:
+    if data is None:
+        return
+    with _sent_lock:
+        if _sent.get(plan_id, 0) > ticket:
+            return
+        _sent[plan_id] = ticket
+        _sent.move_to_end(plan_id)
+        if len(_sent) > _SENT_REMEMBERED:
+            _sent.popitem(last=False)
         send_frame(data.channel, PlanFrame(plan=data))
 
 

@@ -45,7 +45,13 @@ def test_the_plan_card_updates_live_and_links_to_each_delegates_channel(page: Pa
     expect(parts.nth(0).locator(".plan-task")).to_have_text("design the banner BR-1")
     expect(parts.nth(1).locator(".plan-task")).to_have_text("build the page BR-2")
     # The parts finish and the card follows without a reload.
-    expect(card.locator(".plan-status")).to_have_text("done")
+    try:
+        expect(card.locator(".plan-status")).to_have_text("done")
+    except AssertionError as error:
+        # Which side is behind: the plan as stored, or the frames the page got?
+        stored = page.request.get(f"/api/missions/{card.get_attribute('data-plan')}/plan")
+        frames = page.evaluate("window.__plans")
+        raise AssertionError(f"{error}\nstored: {stored.text()}\nframes: {frames}") from None
     expect(parts.nth(0).locator(".plan-state")).to_have_text("done")
     expect(parts.nth(1).locator(".plan-state")).to_have_text("done")
     expect(card.locator(".plan-synthesis")).to_have_text("Summing up: done")

@@ -362,6 +362,63 @@ def test_a_plan_overdue_is_summed_up_with_what_came_back(
     assert "Not done yet: Theo — still working" in synthesis.reply
 
 
+def test_a_plan_frame_read_before_a_newer_one_was_sent_is_not_sent_after_it(
+    provider: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two threads push the same plan: one reads it, is held up, and sends only after a
+    thread that read it later (and saw more) has sent. The page draws the last frame it
+    gets, so the held-up, older frame must not go out after the newer one."""
+    import threading
+
+    from django.db import connection
+
+    from missions import plans
+
+    provider.default_delay = 0.0
+    office = make_office()
+    plan = instruction_accept(channel=_master(office), text="@Iris a. @Theo b.").mission
+    wait_for_background_tasks(timeout=30)
+    theo = Mission.objects.get(parent=plan, assignee__name="Theo")
+    Mission.objects.filter(pk=theo.pk).update(status=MissionStatus.RUNNING, finished_at=None)
+
+    sent: list[str] = []
+    monkeypatch.setattr(
+        plans,
+        "send_frame",
+        lambda channel, frame: sent.append(",".join(d.status for d in frame.plan.delegates)),
+    )
+    read, go = threading.Event(), threading.Event()
+    real_plan_data = plans.plan_data
+
+    def slow_read(**kwargs: Any) -> Any:
+        data = real_plan_data(**kwargs)
+        if threading.current_thread().name == "held-up":
+            read.set()
+            assert go.wait(10)
+        return data
+
+    monkeypatch.setattr(plans, "plan_data", slow_read)
+
+    def held_up() -> None:
+        try:
+            plans.plan_send(plan.pk)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=held_up, name="held-up")
+    thread.start()
+    assert read.wait(10)
+    # Theo finishes after the held-up thread read the plan; this thread reads and sends.
+    Mission.objects.filter(pk=theo.pk).update(status=MissionStatus.DONE)
+    plans.plan_send(plan.pk)
+    go.set()
+    thread.join(10)
+    assert sent == ["done,done"]
+    # A later read is sent as usual.
+    plans.plan_send(plan.pk)
+    assert sent == ["done,done", "done,done"]
+
+
 def _client(owner: Any) -> Client:
     client = Client()
     client.force_login(owner)
