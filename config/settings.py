@@ -166,13 +166,15 @@ REDIS_URL = env_url("REDIS_URL", ("redis", "rediss"))
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "config.channel_layer.PooledRedisChannelLayer",
-            # No socket timeout: the layer blocks on Redis for up to 5 s while a socket is
-            # idle, and redis-py 8's default 5 s timeout would kill such sockets (1011).
+            "BACKEND": "config.channel_layer.RedisPubSubLayer",
+            # No socket timeout: the subscription waits on Redis for as long as no event
+            # comes, and redis-py 8's default 5 s timeout would break it every 5 s.
             "CONFIG": {
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                # Events waiting for one socket; beyond that a slow socket loses them.
                 "capacity": env_int("CHANNEL_CAPACITY", 1000),
-                # Connections to Redis per process; a burst of joins waits for a free one.
+                # Connections to Redis for sends, per process and event loop; a burst
+                # waits for a free one.
                 "pool_max": env_int("CHANNEL_LAYER_POOL_MAX", 100, minimum=2),
                 "pool_timeout": env_int("CHANNEL_LAYER_POOL_TIMEOUT", 10, minimum=1),
             },

@@ -74,7 +74,7 @@ def test_production_variables_select_postgres_redis_celery_and_openai() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [
         "django.db.backends.postgresql",
-        "config.channel_layer.PooledRedisChannelLayer",
+        "config.channel_layer.RedisPubSubLayer",
         "celery",
         "openai",
     ]
