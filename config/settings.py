@@ -222,6 +222,10 @@ CELERY_TASK_ROUTES = {
 REPLY_CONCURRENCY = env_int("REPLY_CONCURRENCY", 64, minimum=1)
 BACKGROUND_CONCURRENCY = env_int("BACKGROUND_CONCURRENCY", 2, minimum=1)
 CELERY_BROKER_URL = REDIS_URL or "memory://"
+if REDIS_URL and REDIS_URL.startswith("redis://"):
+    # kombu's Redis transport, keeping one client per channel (config/broker.py). Not for
+    # rediss://: kombu turns TLS on from the scheme only when it picks the transport itself.
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
