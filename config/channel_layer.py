@@ -107,8 +107,10 @@ class RedisPubSubLayer(BaseChannelLayer):
         except (asyncio.CancelledError, GeneratorExit):
             # The socket is closing (Channels cancels its receive): forget its channel.
             state.channels.pop(channel, None)
+            state.told.discard(channel)
             raise
         if item is _LOST:
+            state.told.discard(channel)
             raise ChannelLayerLost("the subscription to Redis broke; events may be lost")
         message: dict[str, Any] = self.serializer.deserialize(item)
         return message
@@ -160,6 +162,7 @@ class _LoopState:
         self.layer = layer
         self.channels: dict[str, asyncio.Queue[Any]] = {}
         self.groups: dict[str, set[str]] = {}  # Redis channel of a group -> its members here
+        self.told: set[str] = set()  # channels with a ChannelLayerLost waiting in their queue
         options = dict(layer.host)
         address = options.pop("address")
         # Publishing: a pool, where a burst waits for a free connection.
@@ -245,10 +248,13 @@ class _LoopState:
         closing.add_done_callback(self._closing.discard)
         self.subscribed.clear()
         self.groups.clear()
-        for queue in self.channels.values():
+        for channel, queue in self.channels.items():
+            if channel in self.told:
+                continue  # one notice waiting is enough (joins failing while Redis is down)
             if queue.full():
                 queue.get_nowait()  # the oldest event gives way: this one must arrive
             queue.put_nowait(_LOST)
+            self.told.add(channel)
 
     async def close(self) -> None:
         if self.reader is not None:
@@ -259,6 +265,7 @@ class _LoopState:
             await _close_quietly(self.pubsub)
         self.reader = self.pubsub = None
         self.subscribed.clear()
+        self.told.clear()
         self.channels.clear()
         self.groups.clear()
         await self.redis.aclose(close_connection_pool=True)
