@@ -337,6 +337,18 @@ def test_a_decision_stated_in_the_master_channel_reaches_the_delegates_memory(
     assert "spring campaign budget is 5 million won" in memory
 
 
+def _plan_with_theo_still_running(provider: FakeOpenAI) -> tuple[Mission, Mission]:
+    """A plan of Iris's and Theo's parts, everything run, then Theo's mission stuck
+    running (a dead worker, say): the plan and Theo's mission."""
+    provider.default_delay = 0.0
+    office = make_office()
+    plan = instruction_accept(channel=_master(office), text="@Iris a. @Theo b.").mission
+    wait_for_background_tasks(timeout=30)
+    theo = Mission.objects.get(parent=plan, assignee__name="Theo")
+    Mission.objects.filter(pk=theo.pk).update(status=MissionStatus.RUNNING, finished_at=None)
+    return plan, theo
+
+
 def test_a_plan_overdue_is_summed_up_with_what_came_back(
     provider: FakeOpenAI, settings: Any
 ) -> None:
@@ -345,13 +357,7 @@ def test_a_plan_overdue_is_summed_up_with_what_came_back(
     from django.utils import timezone
 
     settings.TASK_RUNNER = "thread"  # nothing runs until the lanes get to it
-    provider.default_delay = 0.0
-    office = make_office()
-    plan = instruction_accept(channel=_master(office), text="@Iris a. @Theo b.").mission
-    wait_for_background_tasks(timeout=30)
-    theo = Mission.objects.get(parent=plan, assignee__name="Theo")
-    # Theo's mission is stuck (a dead worker, say).
-    Mission.objects.filter(pk=theo.pk).update(status=MissionStatus.RUNNING, finished_at=None)
+    plan, _ = _plan_with_theo_still_running(provider)
     Mission.objects.filter(parent=plan, source=MissionSource.SYNTHESIS).delete()
     later = timezone.now() + timedelta(seconds=settings.PLAN_TIMEOUT + 1)
     assert plan_sweep_overdue(now=timezone.now()) == 0
@@ -374,12 +380,7 @@ def test_a_plan_frame_read_before_a_newer_one_was_sent_is_not_sent_after_it(
 
     from missions import plans
 
-    provider.default_delay = 0.0
-    office = make_office()
-    plan = instruction_accept(channel=_master(office), text="@Iris a. @Theo b.").mission
-    wait_for_background_tasks(timeout=30)
-    theo = Mission.objects.get(parent=plan, assignee__name="Theo")
-    Mission.objects.filter(pk=theo.pk).update(status=MissionStatus.RUNNING, finished_at=None)
+    plan, theo = _plan_with_theo_still_running(provider)
 
     sent: list[str] = []
     monkeypatch.setattr(
