@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 import redis as redis_sync
 import websockets
+from channels.layers import get_channel_layer
 
+from config.channel_layer import RedisPubSubLayer
 from realtime.events import group_name
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI
@@ -98,7 +100,10 @@ def test_200_sockets_at_once_are_all_accepted_and_leave_no_stale_member(
         url = f"ws://127.0.0.1:{web_port}/ws/channels/{channel.pk}/"
         headers = {"Cookie": session_cookie(user), "Origin": base}
         members = redis_sync.Redis(port=redis_port)
-        group_key = f"asgi__group__{group_name(channel.pk)}"
+        # The Redis channel Daphne's layer (configured as here) subscribes to for the group.
+        layer = get_channel_layer()
+        assert isinstance(layer, RedisPubSubLayer)
+        group_key = layer.group_channel(group_name(channel.pk))
         for round_ in range(3):
             opened = asyncio.run(_burst(url, headers))
             failures = [repr(s) for s in opened if isinstance(s, Exception)]
