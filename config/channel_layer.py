@@ -300,6 +300,18 @@ async def _close_quietly(pubsub: PubSub) -> None:
         await pubsub.aclose()
 
 
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
+def _copy(message: dict[str, Any]) -> dict[str, Any]:
+    """Each member's own copy of an event. An office event is a flat dict of strings (its
+    frame already serialized): copying the dict is enough. Anything nested is deep-copied,
+    as Channels does."""
+    if all(isinstance(value, _IMMUTABLE) for value in message.values()):
+        return dict(message)
+    return deepcopy(message)
+
+
 class EmbeddedChannelLayer(InMemoryChannelLayer):
     """Channels' in-memory layer (one process), with a cheaper group send: the event goes
     straight onto each member's queue (Channels starts a task per member and waits on
@@ -329,8 +341,8 @@ class EmbeddedChannelLayer(InMemoryChannelLayer):
         self.require_valid_group_name(group)
         self._clean_expired()
         for channel in list(self.groups.get(group, ())):
-            queue = self.channels.setdefault(
-                channel, asyncio.Queue(maxsize=self.get_capacity(channel))
-            )
+            queue = self.channels.get(channel)
+            if queue is None:  # (setdefault would build a queue on every send)
+                queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
             with contextlib.suppress(asyncio.QueueFull):
-                queue.put_nowait((time.time() + self.expiry, deepcopy(message)))
+                queue.put_nowait((time.time() + self.expiry, _copy(message)))

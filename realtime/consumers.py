@@ -34,6 +34,7 @@ from realtime.frames import (
     SessionNewFrame,
     client_frame,
     frame_json,
+    json_text,
 )
 from sessions.models import ChatSession
 from sessions.selectors import long_notice_due
@@ -234,14 +235,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
                 await asyncio.sleep(wait)
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        text = json.dumps(content, ensure_ascii=False)
-        try:
-            text.encode()
-        except UnicodeEncodeError:
-            # A lone surrogate echoed from a client's frame has no UTF-8 form; as a JSON
-            # escape it has, and the client reads back the same string.
-            text = json.dumps(content)
-        await self.send(text_data=text)
+        await self.send(text_data=json_text(content))
 
     async def send_error(
         self,
@@ -306,5 +300,12 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             await self.send_error("rate_limited", exc.message, retry_after=exc.retry_after)
 
     async def office_event(self, event: dict[str, Any]) -> None:
-        """Events broadcast to the channel's group are forwarded as they are."""
-        await self.send_json(event["event"])
+        """Events broadcast to the channel's group are forwarded as they are: the sender
+        serialized the frame once for every socket."""
+        text = event.get("text")
+        if text is None:
+            # The envelope of a sender from before frames were sent as text (a worker of
+            # the previous version during a rolling restart).
+            await self.send_json(event["event"])
+            return
+        await self.send(text_data=text)

@@ -16,7 +16,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 from pydantic import BaseModel
 
-from realtime.frames import frame_json
+from realtime.frames import frame_text
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +62,9 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    event = frame_json(frame)
-    envelope = {"type": "office.event", "event": event}
+    # Serialized here, once: the sockets forward the text as it is (DESIGN.md §7).
+    kind = getattr(frame, "type", "")
+    envelope = {"type": "office.event", "kind": kind, "text": frame_text(frame)}
     group = group_name(channel_id)
     try:
         loop = _server_loop
@@ -95,7 +96,7 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
         # A lost event is recovered by the client's resync; a failed send must not fail
         # the mission that produced it.
         logger.warning(
-            "could not send %s to channel %s", event.get("type"), channel_id, exc_info=True
+            "could not send %s to channel %s", kind, channel_id, exc_info=True
         )
 
 
@@ -106,7 +107,7 @@ def _send_logged(
         send_now(group, envelope)
     except Exception:
         logger.warning(
-            "could not send %s to %s", envelope["event"].get("type"), group, exc_info=True
+            "could not send %s to %s", envelope.get("kind"), group, exc_info=True
         )
 
 

@@ -1,11 +1,12 @@
 """Every WebSocket frame (DESIGN.md §7), in one place, as pydantic models: what a client
 may send, and what the server sends. The JSON API returns the same schemas."""
 
+import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic_core import PydanticCustomError, PydanticSerializationError
 
 from language.storable import BAD_TEXT, text_problem
 
@@ -193,3 +194,24 @@ server_frame = TypeAdapter(ServerFrame)
 def frame_json(frame: BaseModel) -> dict[str, Any]:
     """The frame as the JSON object sent over the socket (unset optional fields left out)."""
     return frame.model_dump(mode="json", exclude_none=True)
+
+
+def json_text(content: Any) -> str:
+    """JSON text for a socket: non-ASCII as itself (Korean stays readable and short). A
+    lone surrogate (echoed from a client's frame) has no UTF-8 form; as a JSON escape it
+    has, and the client reads back the same string."""
+    text = json.dumps(content, ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(content)
+    return text
+
+
+def frame_text(frame: BaseModel) -> str:
+    """The frame as the text sent over the socket, serialized once however many sockets
+    it goes to (the same JSON as `json_text(frame_json(frame))`)."""
+    try:
+        return frame.model_dump_json(exclude_none=True)
+    except PydanticSerializationError:  # a lone surrogate: see json_text
+        return json_text(frame_json(frame))

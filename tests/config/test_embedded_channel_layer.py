@@ -40,6 +40,11 @@ async def test_each_member_gets_its_own_copy() -> None:
     first = await layer.receive(a)
     first["event"]["text"] = "changed"
     assert (await layer.receive(b))["event"]["text"] == "x"
+    # A flat event (a frame serialized once) is copied, not shared.
+    await layer.group_send("channel.1", {"type": "office.event", "text": "{}"})
+    first = await layer.receive(a)
+    first["text"] = "changed"
+    assert (await layer.receive(b)) == {"type": "office.event", "text": "{}"}
 
 
 async def test_expired_events_are_swept_at_most_once_a_sweep_interval() -> None:
