@@ -95,9 +95,7 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     except Exception:
         # A lost event is recovered by the client's resync; a failed send must not fail
         # the mission that produced it.
-        logger.warning(
-            "could not send %s to channel %s", kind, channel_id, exc_info=True
-        )
+        logger.warning("could not send %s to channel %s", kind, channel_id, exc_info=True)
 
 
 def _send_logged(
@@ -106,9 +104,7 @@ def _send_logged(
     try:
         send_now(group, envelope)
     except Exception:
-        logger.warning(
-            "could not send %s to %s", envelope.get("kind"), group, exc_info=True
-        )
+        logger.warning("could not send %s to %s", envelope.get("kind"), group, exc_info=True)
 
 
 def send_frame_on_commit(channel_id: int, frame: BaseModel) -> None:

@@ -223,3 +223,30 @@ def test_a_prepared_update_writes_what_the_orm_would_and_only_where_its_filter_h
     assert rows[third.pk] == (third.status, third.started_at, third.attempts, third.run_token)
     with pytest.raises(TypeError):
         START(mission_id=first.pk, run_token="x", now=moments[0].date())  # type: ignore[arg-type]
+
+
+@pytest.mark.postgres
+def test_postgres_prepares_a_statement_a_connection_runs_again() -> None:
+    """Server-side binding with a prepare threshold (config/settings.py): the same read,
+    run again on one connection, is parsed and planned once, as a prepared statement;
+    the rows are the same each time."""
+    session = _session(2)
+    missions = list(Mission.objects.filter(session=session).order_by("seq"))
+
+    def prepared_statements() -> list[str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            return [row[0] for row in cursor.fetchall()]
+
+    def with_related() -> list[str]:
+        return [
+            s
+            for s in prepared_statements()
+            if 'INNER JOIN "office_office"' in s and 'WHERE "missions_mission"."id" = $1' in s
+        ]
+
+    for mission in (*missions, *missions):
+        [got] = WITH_RELATED(mission_id=mission.pk)
+        assert (got.pk, got.session.pk) == (mission.pk, session.pk)
+    # The statement, its parameter bound on the server, is prepared on this connection.
+    assert len(with_related()) == 1, prepared_statements()

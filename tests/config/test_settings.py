@@ -1,5 +1,6 @@
 """Start-up with good and bad environments, in a fresh interpreter each time."""
 
+import json
 import os
 import subprocess
 import sys
@@ -25,6 +26,7 @@ OUR_VARIABLES = {
     "DETAIL_MISSIONS",
     "LONG_SESSION_MISSIONS",
     "DATABASE_POOL",
+    "DATABASE_PREPARED",
 }
 PRODUCTION = {
     "OFFICE_ENV": "production",
@@ -167,3 +169,24 @@ def test_debug_is_off_unless_asked_for_in_the_embedded_default() -> None:
     assert _run(code).stdout.strip() == "False"
     assert _run(code, DEBUG="1").stdout.strip() == "True"
     assert _run(code, DEBUG="0").stdout.strip() == "False"
+
+
+def _database_options(**env: str) -> dict[str, object]:
+    result = _run(
+        "import django, json; django.setup(); from django.conf import settings as s; "
+        "o = s.DATABASES['default'].get('OPTIONS', {}); "
+        "print(json.dumps({k: o.get(k) for k in ('server_side_binding', 'prepare_threshold')}))",
+        **env,
+    )
+    assert result.returncode == 0, result.stderr
+    return dict(json.loads(result.stdout))
+
+
+def test_postgres_binds_on_the_server_and_prepares_repeated_statements_unless_told_not_to() -> None:
+    assert _database_options(**PRODUCTION) == {"server_side_binding": True, "prepare_threshold": 2}
+    assert _database_options(**PRODUCTION, DATABASE_POOL="0")["server_side_binding"] is True
+    # Behind a pooler that cannot keep prepared statements.
+    assert _database_options(**PRODUCTION, DATABASE_PREPARED="0") == {
+        "server_side_binding": None,
+        "prepare_threshold": None,
+    }

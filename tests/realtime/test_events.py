@@ -91,14 +91,18 @@ def test_a_frame_is_serialized_once_and_every_member_gets_the_same_text(
     members = [_on(server_loop, layer.new_channel()) for _ in range(2)]
     for member in members:
         _on(server_loop, layer.group_add(events.group_name(7), member))
-    frame = ReplyDeltaFrame(mission=1, index=0, text="회의록 \"초안\" 정리\n")
+    frame = ReplyDeltaFrame(mission=1, index=0, text='회의록 "초안" 정리\n')
     events.send_frame(7, frame)
     got = [_on(server_loop, layer.receive(member)) for member in members]
-    assert got[0] == got[1] == {
-        "type": "office.event",
-        "kind": "reply.delta",
-        "text": frame_text(frame),
-    }
+    assert (
+        got[0]
+        == got[1]
+        == {
+            "type": "office.event",
+            "kind": "reply.delta",
+            "text": frame_text(frame),
+        }
+    )
     assert got[0] is not got[1]  # each socket its own envelope
     # The text is the frame's JSON, Korean as itself (not escaped).
     assert json.loads(got[0]["text"]) == frame_json(frame)
@@ -107,12 +111,16 @@ def test_a_frame_is_serialized_once_and_every_member_gets_the_same_text(
 
 def test_frame_text_is_the_frames_json_and_survives_a_lone_surrogate() -> None:
     frame = ReplyDeltaFrame(mission=3, index=2, text="안녕 hello")
-    assert json.loads(frame_text(frame)) == frame_json(frame) == {
-        "type": "reply.delta",
-        "mission": 3,
-        "index": 2,
-        "text": "안녕 hello",
-    }
+    assert (
+        json.loads(frame_text(frame))
+        == frame_json(frame)
+        == {
+            "type": "reply.delta",
+            "mission": 3,
+            "index": 2,
+            "text": "안녕 hello",
+        }
+    )
     # No UTF-8 form: sent as a JSON escape, read back as the same string.
     odd = ReplyDeltaFrame(mission=3, index=2, text="a\ud800b")
     text = frame_text(odd)
@@ -127,7 +135,7 @@ async def test_a_socket_forwards_the_text_as_sent_and_still_reads_the_older_enve
     async def send(text_data: str | None = None, **_: Any) -> None:
         sent.append(text_data)
 
-    consumer.send = send  # type: ignore[method-assign]
+    consumer.send = send
     text = frame_text(ReplyDeltaFrame(mission=1, index=0, text="보고서"))
     await consumer.office_event({"type": "office.event", "kind": "reply.delta", "text": text})
     # A worker of the previous version, during a rolling restart, sends the frame as a dict.
