@@ -89,6 +89,11 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
         if _running_loop() is not None:
             async_to_sync(layer.group_send)(group, envelope)
             return
+        send_blocking = getattr(layer, "group_send_blocking", None)
+        if send_blocking is not None:
+            # From this thread, in order, without a hand-over to the sender loop.
+            send_blocking(group, envelope)
+            return
         asyncio.run_coroutine_threadsafe(layer.group_send(group, envelope), _sender_loop()).result(
             timeout=5
         )

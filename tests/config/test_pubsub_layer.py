@@ -4,6 +4,7 @@ no subscription behind, and a broken subscription is told to every socket instea
 being papered over."""
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -13,6 +14,8 @@ import redis as redis_sync
 from django.conf import settings
 
 from config.channel_layer import ChannelLayerLost, RedisPubSubLayer
+from realtime import events
+from realtime.frames import ReplyDeltaFrame, frame_json
 from tests.reliability.test_workers import _free_port
 
 pytestmark = pytest.mark.redis
@@ -94,6 +97,46 @@ async def test_a_group_send_reaches_every_member_of_every_process_once_in_order(
     assert _subscribers(web1, group) == 0
 
 
+async def test_a_thread_without_an_event_loop_publishes_to_every_process_in_order(
+    layers: list[RedisPubSubLayer],
+) -> None:
+    """A task worker's reply thread sends its frames itself (group_send_blocking)."""
+    web1, web2, worker = layers
+    group = f"g.{uuid.uuid4().hex}"
+    a1, b1 = await web1.new_channel(), await web2.new_channel()
+    await web1.group_add(group, a1)
+    await web2.group_add(group, b1)
+
+    def send_five() -> None:
+        for n in range(5):
+            text = json.dumps({"n": n, "text": "주간 보고"}, ensure_ascii=False)
+            worker.group_send_blocking(group, {"type": "office.event", "text": text})
+
+    await asyncio.to_thread(send_five)
+    for layer, channel in ((web1, a1), (web2, b1)):
+        got = [json.loads((await _next(layer, channel))["text"]) for _ in range(5)]
+        assert got == [{"n": n, "text": "주간 보고"} for n in range(5)]
+        assert await _nothing_for(layer, channel)
+
+
+async def test_a_frame_sent_from_a_worker_thread_does_not_go_through_the_sender_loop(
+    layers: list[RedisPubSubLayer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    web, worker, _ = layers
+    channel = await web.new_channel()
+    await web.group_add(events.group_name(41), channel)
+    monkeypatch.setattr(events, "get_channel_layer", lambda: worker)
+
+    def no_sender_loop() -> None:
+        raise AssertionError("a worker thread handed its frame to the sender loop")
+
+    monkeypatch.setattr(events, "_sender_loop", no_sender_loop)
+    frame = ReplyDeltaFrame(mission=9, index=0, text="초안입니다")
+    await asyncio.to_thread(events.send_frame, 41, frame)
+    got = await _next(web, channel)
+    assert json.loads(got["text"]) == frame_json(frame)
+
+
 async def test_a_member_of_another_group_hears_nothing(layers: list[RedisPubSubLayer]) -> None:
     web, _, worker = layers
     mine, other = f"g.{uuid.uuid4().hex}", f"g.{uuid.uuid4().hex}"
@@ -171,6 +214,8 @@ async def test_with_redis_down_sockets_open_but_joins_and_sends_fail() -> None:
             await layer.group_add("g", channel)
         with pytest.raises(redis_sync.ConnectionError):
             await layer.group_send("g", {"type": "x"})
+        with pytest.raises(redis_sync.ConnectionError):
+            await asyncio.to_thread(layer.group_send_blocking, "g", {"type": "x"})
         # Outside its group, the socket is told to keep trying to join: once, however
         # many joins failed meanwhile.
         for _ in range(3):
