@@ -62,7 +62,7 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    # Serialized here, once: the sockets forward the text as it is (DESIGN.md §7).
+    # Serialized here, once: every socket of the group forwards the same text.
     kind = getattr(frame, "type", "")
     envelope = {"type": "office.event", "kind": kind, "text": frame_text(frame)}
     group = group_name(channel_id)
