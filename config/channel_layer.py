@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import threading
 import time
 import uuid
@@ -80,8 +79,8 @@ class RedisPubSubLayer(BaseChannelLayer):
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopState] = (
             weakref.WeakKeyDictionary()
         )
-        # Synchronous sends (group_send_blocking): one client per process, made when needed.
-        self._blocking: tuple[int, SyncRedis] | None = None
+        # Synchronous sends (group_send_blocking): one client, made when first needed.
+        self._blocking: SyncRedis | None = None
         self._blocking_lock = threading.Lock()
 
     def _here(self) -> _LoopState:
@@ -173,28 +172,20 @@ class RedisPubSubLayer(BaseChannelLayer):
         )
 
     def _blocking_client(self) -> SyncRedis:
-        client = self._blocking
-        if client is None or client[0] != os.getpid():  # a forked worker needs its own
-            with self._blocking_lock:
-                client = self._blocking
-                if client is None or client[0] != os.getpid():
-                    options = dict(self.host)
-                    address = options.pop("address")
-                    options.setdefault("socket_connect_timeout", BLOCKING_TIMEOUT)
-                    if options.get("socket_timeout") is None:
-                        # The subscription's "wait forever" is not for a publish.
-                        options["socket_timeout"] = BLOCKING_TIMEOUT
-                    pool = BlockingConnectionPool.from_url(
-                        address,
-                        max_connections=self.pool_max,
-                        timeout=self.pool_timeout,
-                        **options,
-                    )
-                    client = self._blocking = (
-                        os.getpid(),
-                        SyncRedis(connection_pool=pool, retry=Retry(NoBackoff(), 1)),
-                    )
-        return client[1]
+        # One per layer; redis-py's pool itself drops the parent's connections in a fork.
+        with self._blocking_lock:
+            if self._blocking is None:
+                options = dict(self.host)
+                address = options.pop("address")
+                options.setdefault("socket_connect_timeout", BLOCKING_TIMEOUT)
+                if options.get("socket_timeout") is None:
+                    # The subscription's "wait forever" is not for a publish.
+                    options["socket_timeout"] = BLOCKING_TIMEOUT
+                pool = BlockingConnectionPool.from_url(
+                    address, max_connections=self.pool_max, timeout=self.pool_timeout, **options
+                )
+                self._blocking = SyncRedis(connection_pool=pool, retry=Retry(NoBackoff(), 1))
+            return self._blocking
 
     async def flush(self) -> None:
         state = self._loops.pop(asyncio.get_running_loop(), None)
