@@ -7,6 +7,8 @@ token it put in BENCH_HOOK_TOKEN (without a token the endpoints do not exist):
 
 - GET  /__bench__/pending  tasks the embedded runner's lanes have not finished (the way
   to know, from outside the web process, that background work has drained);
+- GET  /__bench__/threads  this process's threads, {"threads": {native id: name}} (the
+  harness reads each thread's CPU from the kernel and needs to know which is which);
 - POST /__bench__/queue    {"task": name, "args": [[...], ...]}: queue the task once per
   argument list with `config.celery.queue_task`, exactly as a service does (the thread
   lanes in the embedded runtime, the broker with Celery).
@@ -19,6 +21,7 @@ from __future__ import annotations
 import hmac
 import json
 import os
+import threading
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -86,6 +89,9 @@ async def _hook(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if path == "pending" and scope["method"] == "GET":
             pending = await sync_to_async(_pending, thread_sensitive=False)()
             await _respond(send, 200, {"pending": pending})
+        elif path == "threads" and scope["method"] == "GET":
+            names = {str(t.native_id): t.name for t in threading.enumerate()}
+            await _respond(send, 200, {"threads": names})
         elif path == "queue" and scope["method"] == "POST":
             request = json.loads(await _read_body(receive))
             task, arg_lists = str(request["task"]), list(request["args"])

@@ -195,6 +195,40 @@ class Phase:
         return percentile(self.first_deltas, p)
 
 
+# Which of the web process's threads does what, by the name Python gave it.
+_THREAD_ROLES = (
+    ("MainThread", "socket loop"),
+    ("office-replies", "replies lane"),
+    ("office-background", "background lane"),
+    # asgiref's thread for thread-sensitive sync_to_async: the consumer's database work.
+    ("ThreadPoolExecutor", "database thread"),
+)
+
+
+def _thread_role(name: str) -> str:
+    for prefix, role in _THREAD_ROLES:
+        if name.startswith(prefix):
+            return role
+    return "other"
+
+
+def _by_thread_role(
+    stack: Any, before: dict[int, float], after: dict[int, float]
+) -> dict[str, float]:
+    """CPU seconds the web process's threads spent between two readings, by role. A thread
+    that ended in between is missing from both the names and `after`: its CPU is lost, but
+    the pools' threads live as long as the process."""
+    try:
+        names = {int(tid): name for tid, name in stack.hook("GET", "threads")["threads"].items()}
+    except (harness.BenchError, OSError, ValueError):
+        return {}  # a figure left out, not a failed run
+    spent: dict[str, float] = {}
+    for tid, seconds in after.items():
+        role = _thread_role(names.get(tid, ""))
+        spent[role] = spent.get(role, 0.0) + seconds - before.get(tid, 0.0)
+    return spent
+
+
 class Run:
     """One runtime's stack and the phases measured on it."""
 
@@ -246,6 +280,8 @@ class Run:
         before = stack.model_stats()
         live = [proc for proc in stack.procs if not proc.stopped]
         cpu_before = {proc.name: harness.tree_cpu_seconds(proc.popen.pid) for proc in live}
+        web = next((proc for proc in live if proc.name == "daphne"), None)
+        threads_before = harness.thread_cpu_seconds(web.popen.pid) if web else {}
         own_before = sum(os.times()[:2])
         at_finish: dict[str, Any] = {}
 
@@ -269,9 +305,16 @@ class Run:
             for proc in live
         }
         cpu["clients (this process)"] = sum(os.times()[:2]) - own_before
+        if web is not None:
+            result_threads = _by_thread_role(
+                stack, threads_before, harness.thread_cpu_seconds(web.popen.pid)
+            )
+        else:
+            result_threads = {}
         result = Phase(name=name, outcome=outcome, calls=harness.stats_delta(before, after))
         result.extra["calls_while_chatting"] = harness.stats_delta(before, at_finish)
         result.extra["cpu"] = cpu
+        result.extra["web_threads"] = result_threads
         if sampler is not None:
             sampler.sample_rss()
             if not stack.embedded:
@@ -586,6 +629,7 @@ class Figures:
     s3_p50: float
     s3_idle_p50: float
     s2_cpu_ms: dict[str, float]
+    s2_web_threads_ms: dict[str, float]
     s4_alone_p95: float
     s4_backlog_p95: float
     s5: dict[str, dict[str, float]]
@@ -639,6 +683,12 @@ def figures(run: Run) -> Figures:
             name: 1000 * seconds / max(p["s2"].done, 1)
             for name, seconds in p["s2"].extra["cpu"].items()
             if not name.startswith("echo")
+        },
+        s2_web_threads_ms={
+            role: 1000 * seconds / max(p["s2"].done, 1)
+            for role, seconds in sorted(
+                p["s2"].extra.get("web_threads", {}).items(), key=lambda item: -item[1]
+            )
         },
         # The baseline ran before and after the backlog: both runs pooled.
         s4_alone_p95=percentile(p["s4_alone"].first_deltas + p["s4_alone_after"].first_deltas, 95),
@@ -695,6 +745,13 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
             "",
             "CPU per mission (queues drained)",
             ", ".join(f"{name} {ms:.1f} ms" for name, ms in f.s2_cpu_ms.items()),
+            "",
+            "",
+        ),
+        (
+            "",
+            "... Daphne's, by thread",
+            ", ".join(f"{role} {ms:.1f} ms" for role, ms in f.s2_web_threads_ms.items()) or "-",
             "",
             "",
         ),

@@ -220,6 +220,24 @@ def tree_cpu_seconds(root: int) -> float:
     return total
 
 
+def thread_cpu_seconds(pid: int) -> dict[int, float]:
+    """User + system CPU seconds of each live thread of one process so far, by thread id."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds: dict[int, float] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return seconds
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[-1].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        seconds[int(tid)] = (int(fields[11]) + int(fields[12])) / ticks
+    return seconds
+
+
 @dataclass
 class PidPeak:
     pid: int
