@@ -603,6 +603,10 @@ def _s(seconds: float) -> str:
     return f"{seconds * 1000:,.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
+def _by_thread(ms: dict[str, float]) -> str:
+    return ", ".join(f"{role} {value:.1f} ms" for role, value in ms.items() if value) or "-"
+
+
 def _verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -630,6 +634,7 @@ class Figures:
     s3_idle_p50: float
     s2_cpu_ms: dict[str, float]
     s2_web_threads_ms: dict[str, float]
+    s3_web_threads_ms: dict[str, float]
     s4_alone_p95: float
     s4_backlog_p95: float
     s5: dict[str, dict[str, float]]
@@ -642,6 +647,12 @@ class Figures:
     @property
     def s4_ratio(self) -> float:
         return self.s4_backlog_p95 / self.s4_alone_p95 if self.s4_alone_p95 else float("nan")
+
+
+def _per_mission_by_thread(phase: Phase) -> dict[str, float]:
+    spent = phase.extra.get("web_threads", {})
+    ms = {role: 1000 * seconds / max(phase.done, 1) for role, seconds in spent.items()}
+    return dict(sorted(ms.items(), key=lambda item: -item[1]))
 
 
 def figures(run: Run) -> Figures:
@@ -684,12 +695,8 @@ def figures(run: Run) -> Figures:
             for name, seconds in p["s2"].extra["cpu"].items()
             if not name.startswith("echo")
         },
-        s2_web_threads_ms={
-            role: 1000 * seconds / max(p["s2"].done, 1)
-            for role, seconds in sorted(
-                p["s2"].extra.get("web_threads", {}).items(), key=lambda item: -item[1]
-            )
-        },
+        s2_web_threads_ms=_per_mission_by_thread(p["s2"]),
+        s3_web_threads_ms=_per_mission_by_thread(p["s3"]),
         # The baseline ran before and after the backlog: both runs pooled.
         s4_alone_p95=percentile(p["s4_alone"].first_deltas + p["s4_alone_after"].first_deltas, 95),
         s4_backlog_p95=p["s4_backlog"].first_delta(95),
@@ -751,10 +758,11 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
         (
             "",
             "... Daphne's, by thread",
-            ", ".join(f"{role} {ms:.1f} ms" for role, ms in f.s2_web_threads_ms.items()) or "-",
+            _by_thread(f.s2_web_threads_ms),
             "",
             "",
         ),
+        ("", "... the same, one client alone (3.)", _by_thread(f.s3_web_threads_ms), "", ""),
         (
             f"3. one client, model at once, x {sizes.s3_instructions}",
             "first delta p50",
