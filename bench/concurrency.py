@@ -305,16 +305,13 @@ class Run:
             for proc in live
         }
         cpu["clients (this process)"] = sum(os.times()[:2]) - own_before
-        if web is not None:
-            result_threads = _by_thread_role(
-                stack, threads_before, harness.thread_cpu_seconds(web.popen.pid)
-            )
-        else:
-            result_threads = {}
+        threads_after = harness.thread_cpu_seconds(web.popen.pid) if web else {}
         result = Phase(name=name, outcome=outcome, calls=harness.stats_delta(before, after))
         result.extra["calls_while_chatting"] = harness.stats_delta(before, at_finish)
         result.extra["cpu"] = cpu
-        result.extra["web_threads"] = result_threads
+        result.extra["web_threads"] = (
+            _by_thread_role(stack, threads_before, threads_after) if web else {}
+        )
         if sampler is not None:
             sampler.sample_rss()
             if not stack.embedded:

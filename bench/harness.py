@@ -198,9 +198,19 @@ def _pss_kib(pid: int) -> int:
     return 0
 
 
+def _stat_cpu_seconds(path: str) -> float | None:
+    """User + system CPU seconds from a /proc stat file (None: the process or thread is
+    gone)."""
+    try:
+        with open(path) as handle:
+            fields = handle.read().rsplit(")", 1)[-1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def tree_cpu_seconds(root: int) -> float:
     """User + system CPU seconds of a process and its live descendants so far."""
-    ticks = os.sysconf("SC_CLK_TCK")
     children = _proc_children()
     pending: list[int] = [root]
     seen: set[int] = set()
@@ -211,31 +221,18 @@ def tree_cpu_seconds(root: int) -> float:
             continue
         seen.add(pid)
         pending.extend(children.get(pid, []))
-        try:
-            with open(f"/proc/{pid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[-1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / ticks
+        total += _stat_cpu_seconds(f"/proc/{pid}/stat") or 0.0
     return total
 
 
 def thread_cpu_seconds(pid: int) -> dict[int, float]:
     """User + system CPU seconds of each live thread of one process so far, by thread id."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    seconds: dict[int, float] = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
-        return seconds
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[-1].split()
-        except OSError:
-            continue  # the thread ended meanwhile
-        seconds[int(tid)] = (int(fields[11]) + int(fields[12])) / ticks
-    return seconds
+        return {}
+    seconds = {int(tid): _stat_cpu_seconds(f"/proc/{pid}/task/{tid}/stat") for tid in tids}
+    return {tid: spent for tid, spent in seconds.items() if spent is not None}
 
 
 @dataclass
