@@ -113,6 +113,8 @@ class StackConfig:
     background_workers: int = 1
     background_pool: str = "threads"
     background_concurrency: int = 8
+    # REPLY_CPU_SLOTS of the process that runs replies (web process or replies worker).
+    reply_cpu_slots: int = 8
     delay_ms: float = 0.0
     redis_db: int = 11
     redis_force: bool = False
@@ -654,6 +656,7 @@ class Stack:
                 "DATABASE_POOL_MAX",
                 "REPLY_CONCURRENCY",
                 "BACKGROUND_CONCURRENCY",
+                "REPLY_CPU_SLOTS",
                 "FOLD_BATCH",
             )
         }
@@ -671,6 +674,7 @@ class Stack:
                 "no_proxy": "127.0.0.1,localhost",
                 "PYTHONUNBUFFERED": "1",
                 "BENCH_HOOK_TOKEN": self.hook_token,
+                "REPLY_CPU_SLOTS": str(self.config.reply_cpu_slots),
             }
         )
         if self.embedded:
@@ -907,12 +911,13 @@ class Stack:
             replies = self.env().get("REPLY_CONCURRENCY") or "64"
             background = self.env().get("BACKGROUND_CONCURRENCY") or "2"
             return (
-                f"tasks in the web process: replies lane {replies} threads, "
-                f"background lane {background} threads"
+                f"tasks in the web process: replies lane {replies} threads "
+                f"({config.reply_cpu_slots} CPU slots), background lane {background} threads"
             )
         return (
             f"{config.workers} replies worker(s) --pool={config.pool} "
-            f"--concurrency={config.concurrency} (DATABASE_POOL_MAX {config.replies_pool_max}), "
+            f"--concurrency={config.concurrency} ({config.reply_cpu_slots} CPU slots, "
+            f"DATABASE_POOL_MAX {config.replies_pool_max}), "
             f"{config.background_workers} background worker(s) --pool={config.background_pool} "
             f"--concurrency={config.background_concurrency}"
         )
@@ -1827,6 +1832,7 @@ def stack_config(
         background_workers=args.background_workers,
         background_pool=args.background_pool,
         background_concurrency=args.background_concurrency,
+        reply_cpu_slots=args.reply_cpu_slots,
         delay_ms=args.delay_ms,
         redis_db=args.redis_db,
         redis_force=args.redis_force,
@@ -1985,6 +1991,12 @@ def add_stack_arguments(parser: Any) -> None:
         type=positive_int,
         default=8,
         help="threads (or children) per background worker",
+    )
+    parser.add_argument(
+        "--reply-cpu-slots",
+        type=positive_int,
+        default=8,
+        help="REPLY_CPU_SLOTS of the web process (embedded) and of each replies worker",
     )
     parser.add_argument(
         "--redis-db", type=int, default=11, help="Redis DB index for this run (must be empty)"

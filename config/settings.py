@@ -233,6 +233,9 @@ CELERY_TASK_ROUTES = {
 # Threads of the embedded runner's lanes (the web process runs the tasks itself).
 REPLY_CONCURRENCY = env_int("REPLY_CONCURRENCY", 64, minimum=1)
 BACKGROUND_CONCURRENCY = env_int("BACKGROUND_CONCURRENCY", 2, minimum=1)
+# Replies of one process (web or replies worker) that claim, assemble or save at once;
+# waiting for the model needs no slot (missions/slots.py).
+REPLY_CPU_SLOTS = env_int("REPLY_CPU_SLOTS", 8, minimum=1)
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 if REDIS_URL and REDIS_URL.startswith("redis://"):
     # kombu's Redis transport, keeping one client per channel (config/broker.py). Not for

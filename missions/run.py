@@ -3,6 +3,8 @@
 import logging
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -26,6 +28,7 @@ from missions.heartbeat import beating, stopping
 from missions.lifecycle import mission_complete, mission_fail
 from missions.models import Mission, MissionSource, MissionStatus
 from missions.plans import plan_send, synthesis_footer
+from missions.slots import reply_slot, slot_lent
 from office.models import ChannelKind, Employee
 from realtime.events import send_frame
 from realtime.frames import ReplyDeltaFrame
@@ -36,13 +39,16 @@ logger = logging.getLogger(__name__)
 DELTA_INTERVAL = 0.05
 
 
-def _release_connection() -> None:
-    """Give the database connection back (to the pool) while the model thinks: a reply
-    takes seconds, and many run at once. Saving the reply takes one again. A SQLite
-    connection is a file handle, not a pooled server connection: reopening it would cost
-    more than keeping it."""
+@contextmanager
+def _waiting_for_model() -> Iterator[None]:
+    """While the model thinks (seconds, and many replies at once), a reply holds neither a
+    database connection nor a reply slot (missions.slots); saving the reply takes both
+    again. A SQLite connection is a file handle, not a pooled server connection: reopening
+    it would cost more than keeping it."""
     if connection.vendor != "sqlite" and not connection.in_atomic_block:
         connection.close()
+    with slot_lent():
+        yield
 
 
 def _claim(take_over: bool) -> PreparedUpdate:
@@ -80,11 +86,12 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
     the run holding the mission may finish it, and it stamps a heartbeat while it runs."""
     claim = _CLAIM_OR_TAKE_OVER if run_token else _CLAIM
     run_token = run_token or uuid.uuid4().hex
-    claimed = claim(mission_id=mission_id, run_token=run_token, now=timezone.now())
-    if not claimed:
-        return
-    with beating(mission_id, run_token):
-        _answer(mission_id=mission_id, run_token=run_token)
+    with reply_slot():
+        claimed = claim(mission_id=mission_id, run_token=run_token, now=timezone.now())
+        if not claimed:
+            return
+        with beating(mission_id, run_token):
+            _answer(mission_id=mission_id, run_token=run_token)
 
 
 # The mission with what its context starts from: session, channel, office, assignee.
@@ -108,36 +115,36 @@ def _answer(*, mission_id: int, run_token: str) -> None:
     footer = (
         synthesis_footer(synthesis=mission) if mission.source == MissionSource.SYNTHESIS else ""
     )
-    _release_connection()
     provider = get_provider()
     pieces: list[str] = []
     tools: list[Tool] = [delegate_tool(colleagues=colleagues)] if colleagues else []
     try:
-        if tools:
-            stream = provider.stream_chat(
-                messages=context.messages, model=mission.assignee.model or None, tools=tools
-            )
-        else:
-            stream = provider.stream_chat(
-                messages=context.messages, model=mission.assignee.model or None
-            )
         # Pieces are sent in small batches: a model streams many tiny tokens, and one
         # channel-layer message each would cost more than the text it carries. The first
         # piece goes out as soon as it arrives: the person waits for it.
         batch: list[str] = []
         index = 0
         last_sent = time.monotonic() - DELTA_INTERVAL
-        for piece in stream:
-            if stopping():
-                return  # handed back to the queue: a restart answers it
-            pieces.append(piece)
-            batch.append(piece)
-            if time.monotonic() - last_sent >= DELTA_INTERVAL:
-                send_frame(
-                    mission.channel_id,
-                    ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
+        with _waiting_for_model():
+            if tools:
+                stream = provider.stream_chat(
+                    messages=context.messages, model=mission.assignee.model or None, tools=tools
                 )
-                batch, index, last_sent = [], index + 1, time.monotonic()
+            else:
+                stream = provider.stream_chat(
+                    messages=context.messages, model=mission.assignee.model or None
+                )
+            for piece in stream:
+                if stopping():
+                    return  # handed back to the queue: a restart answers it
+                pieces.append(piece)
+                batch.append(piece)
+                if time.monotonic() - last_sent >= DELTA_INTERVAL:
+                    send_frame(
+                        mission.channel_id,
+                        ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
+                    )
+                    batch, index, last_sent = [], index + 1, time.monotonic()
         if footer:
             # Whatever the model wrote, the parts not done are named, with where to retry.
             batch.append("\n\n" + footer)

@@ -3,6 +3,7 @@ missions run side by side, and no reply holds a database connection while the mo
 thinks. Real threads and transactions, on PostgreSQL."""
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,5 +92,47 @@ def test_more_replies_stream_at_once_than_the_pool_has_connections(
         wait_for_background_tasks(timeout=60)
     finally:
         set_provider_override(None)
+    done = Mission.objects.filter(pk__in=[m.pk for m in missions], status=MissionStatus.DONE)
+    assert done.count() == streams
+
+
+def test_replies_assemble_a_few_at_a_time_and_all_wait_for_the_model_at_once(
+    embedded: None, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """REPLY_CPU_SLOTS bounds the replies reading their context at one moment; a reply
+    waiting for the model holds no slot, so every stream still reaches the model."""
+    from missions import run
+
+    settings.REPLY_CPU_SLOTS = 2
+    streams = 6
+    lock = threading.Lock()
+    assembling = {"now": 0, "most": 0}
+    assemble = run.context_for_mission
+
+    def slow_assembly(**kwargs: Any) -> Any:
+        with lock:
+            assembling["now"] += 1
+            assembling["most"] = max(assembling["most"], assembling["now"])
+        try:
+            time.sleep(0.05)
+            return assemble(**kwargs)
+        finally:
+            with lock:
+                assembling["now"] -= 1
+
+    monkeypatch.setattr(run, "context_for_mission", slow_assembly)
+    gate = _Gate(streams + 1)
+    set_provider_override(gate)
+    try:
+        channel = dm_channel(make_office())
+        missions = [
+            instruction_accept(channel=channel, text=f"Task {n}").mission for n in range(streams)
+        ]
+        # Six streams in flight at one moment with two slots: none kept its slot.
+        gate.barrier.wait()
+        wait_for_background_tasks(timeout=60)
+    finally:
+        set_provider_override(None)
+    assert assembling["most"] == 2
     done = Mission.objects.filter(pk__in=[m.pk for m in missions], status=MissionStatus.DONE)
     assert done.count() == streams
