@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
@@ -29,11 +30,30 @@ def login_user_id(*, session: SessionBase) -> str | None:
         return None
     if isinstance(session, DatabaseSessionStore) and session.get_model_class() is Session:
         data = _LIVE_SESSION.first(key=key, now=timezone.now())
-        stored = session.decode(data) if data is not None else {}
-    else:
-        stored = session.__class__(session_key=key).load()
+        return None if data is None else _stored_user_id(session, data)
+    stored = session.__class__(session_key=key).load()
     user_id = stored.get("_auth_user_id")
     return None if user_id is None else str(user_id)
+
+
+# Decoded login sessions by what decodes them: checking a signature costs more than the
+# read (a socket checks its login on every instruction) and the same stored text always
+# decodes to the same user. A rotated or rewritten session is new text.
+_DECODED_MAX = 4096
+_decoded: dict[tuple[type[SessionBase], str, str], str | None] = {}
+
+
+def _stored_user_id(session: SessionBase, data: str) -> str | None:
+    key = (type(session), settings.SECRET_KEY, data)
+    try:
+        return _decoded[key]
+    except KeyError:
+        pass
+    user_id = session.decode(data).get("_auth_user_id")
+    if len(_decoded) >= _DECODED_MAX:
+        _decoded.clear()
+    _decoded[key] = found = None if user_id is None else str(user_id)
+    return found
 
 
 def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:

@@ -2,12 +2,14 @@
 a socket takes, so a log-out elsewhere stops the socket at its next frame."""
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.conf import settings
 from django.contrib.sessions.backends.cache import SessionStore as CacheSessionStore
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
+from django.test import override_settings
 from django.utils import timezone
 
 from office.selectors import login_user_id
@@ -65,3 +67,31 @@ def test_another_session_engine_is_read_as_django_reads_it() -> None:
     session.delete()
     assert login_user_id(session=CacheSessionStore(session_key=session.session_key)) is None
     assert settings.SESSION_ENGINE == "django.contrib.sessions.backends.db"
+
+
+def test_the_same_stored_login_is_decoded_once_and_still_read_every_time(
+    monkeypatch: pytest.MonkeyPatch, django_assert_num_queries: Any
+) -> None:
+    user_id, session = _logged_in()
+    decoded: list[str] = []
+    decode = SessionStore.decode
+
+    def counting_decode(self: SessionStore, session_data: str) -> dict[str, Any]:
+        decoded.append(session_data)
+        return decode(self, session_data)
+
+    monkeypatch.setattr(SessionStore, "decode", counting_decode)
+    with django_assert_num_queries(3):
+        for _ in range(3):
+            assert login_user_id(session=session) == user_id
+    assert len(decoded) == 1
+    Session.objects.filter(session_key=session.session_key).delete()  # logged out
+    assert login_user_id(session=session) is None
+
+
+def test_a_stored_login_signed_with_another_key_holds_nobody() -> None:
+    user_id, session = _logged_in()
+    assert login_user_id(session=session) == user_id
+    with override_settings(SECRET_KEY="another-key-" + "x" * 50):
+        assert login_user_id(session=session) is None
+    assert login_user_id(session=session) == user_id
