@@ -79,6 +79,15 @@ def test_more_replies_stream_at_once_than_the_pool_has_connections(
     embedded: None, settings: Any
 ) -> None:
     streams = settings.DATABASE_POOL_MAX * 2
+    # Every stream reaches the model; a reply that kept its connection while waiting
+    # would have left the others waiting for the pool.
+    assert _answered_once_all_met_the_model(streams) == streams
+
+
+def _answered_once_all_met_the_model(streams: int) -> int:
+    """Send `streams` instructions to a model that answers none until all of them are
+    in flight at one moment; how many were answered (the barrier breaks, after its
+    timeout, if some never reached the model)."""
     gate = _Gate(streams + 1)
     set_provider_override(gate)
     try:
@@ -86,14 +95,12 @@ def test_more_replies_stream_at_once_than_the_pool_has_connections(
         missions = [
             instruction_accept(channel=channel, text=f"Task {n}").mission for n in range(streams)
         ]
-        # Every stream reaches the model; a reply that kept its connection while waiting
-        # would have left the others waiting for the pool.
         gate.barrier.wait()
         wait_for_background_tasks(timeout=60)
     finally:
         set_provider_override(None)
     done = Mission.objects.filter(pk__in=[m.pk for m in missions], status=MissionStatus.DONE)
-    assert done.count() == streams
+    return done.count()
 
 
 def test_replies_assemble_a_few_at_a_time_and_all_wait_for_the_model_at_once(
@@ -121,18 +128,6 @@ def test_replies_assemble_a_few_at_a_time_and_all_wait_for_the_model_at_once(
                 assembling["now"] -= 1
 
     monkeypatch.setattr(run, "context_for_mission", slow_assembly)
-    gate = _Gate(streams + 1)
-    set_provider_override(gate)
-    try:
-        channel = dm_channel(make_office())
-        missions = [
-            instruction_accept(channel=channel, text=f"Task {n}").mission for n in range(streams)
-        ]
-        # Six streams in flight at one moment with two slots: none kept its slot.
-        gate.barrier.wait()
-        wait_for_background_tasks(timeout=60)
-    finally:
-        set_provider_override(None)
+    # Six streams in flight at one moment with two slots: none kept its slot.
+    assert _answered_once_all_met_the_model(streams) == streams
     assert assembling["most"] == 2
-    done = Mission.objects.filter(pk__in=[m.pk for m in missions], status=MissionStatus.DONE)
-    assert done.count() == streams
