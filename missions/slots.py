@@ -4,10 +4,10 @@ A reply spends most of its life waiting for the model, and any number of replies
 wait at once (`REPLY_CONCURRENCY`). Its other parts, claiming the mission, reading and
 assembling its context, saving the answer, are Python work under the one interpreter
 lock: dozens of threads doing them at once do not overlap, they take the lock from each
-other, and every hand-over is a thread switch. Measured with the concurrency benchmark's
-scenario 2 (50 clients, the model answering at once), 64 such threads cost about a fifth
-more CPU per mission than 8. So a reply holds one of `REPLY_CPU_SLOTS` slots for that
-work and gives it back while the model answers.
+other, and every hand-over is a thread switch. So a reply holds one of `REPLY_CPU_SLOTS`
+slots for that work and gives it back while the model answers. In the concurrency
+benchmark's scenario 2 (50 clients, the model answering at once) that raised the embedded
+web process's throughput by a median 16 % over nine pairs of runs (README, Benchmarks).
 
 A thread that already holds a slot takes it again freely: with the inline runner (tests)
 a mission's follow-up runs inside the mission that queued it."""
