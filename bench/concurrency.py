@@ -304,7 +304,7 @@ class Run:
             proc.name: harness.tree_cpu_seconds(proc.popen.pid) - cpu_before[proc.name]
             for proc in live
         }
-        cpu["clients (this process)"] = sum(os.times()[:2]) - own_before
+        cpu[CLIENTS] = sum(os.times()[:2]) - own_before
         threads_after = harness.thread_cpu_seconds(web.popen.pid) if web else {}
         result = Phase(name=name, outcome=outcome, calls=harness.stats_delta(before, after))
         result.extra["calls_while_chatting"] = harness.stats_delta(before, at_finish)
@@ -652,6 +652,26 @@ def _per_mission_by_thread(phase: Phase) -> dict[str, float]:
     return dict(sorted(ms.items(), key=lambda item: -item[1]))
 
 
+MODEL = "fake model"
+CLIENTS = "clients (this process)"
+
+
+def _gauged(cpu_ms: dict[str, float]) -> float | None:
+    """The servers' CPU per mission (Daphne and workers) over the local model server's CPU
+    per request. The model server does the same work for every request, so it gauges the
+    machine's speed of the moment: on a machine whose speed drifts between runs this moves
+    far less than missions/s or the ratio to the echo, which is measured at another moment."""
+    model = cpu_ms.get(MODEL)
+    if not model:
+        return None
+    servers = sum(ms for name, ms in cpu_ms.items() if name not in (MODEL, CLIENTS))
+    return servers / model
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
 def figures(run: Run) -> Figures:
     p = run.phases
     runtime = run.stack.config.runtime
@@ -659,7 +679,7 @@ def figures(run: Run) -> Figures:
     rss_parts = [
         f"{name} {_mib(kib)}"
         for name, kib in s1.rss.items()
-        if name != "fake model" and not name.startswith("echo")
+        if name != MODEL and not name.startswith("echo")
     ]
     s5: dict[str, dict[str, float]] = {}
     for key in ("s5_b1", "s5_b8"):
@@ -760,6 +780,7 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
             "",
         ),
         ("", "... the same, one client alone (3.)", _by_thread(f.s3_web_threads_ms), "", ""),
+        ("", "servers' CPU / the model's per request", _ratio(_gauged(f.s2_cpu_ms)), "", ""),
         (
             f"3. one client, model at once, x {sizes.s3_instructions}",
             "first delta p50",
@@ -910,6 +931,10 @@ def print_summary(results: list[Figures], failed: dict[str, str]) -> None:
     row(
         "2. CPU per mission, our processes",
         [f"{sum(f.s2_cpu_ms.values()):.0f} ms" for f in results],
+    )
+    row(
+        "2. servers' CPU / the model's per request",
+        [_ratio(_gauged(f.s2_cpu_ms)) for f in results],
     )
     row(
         "3. lone first delta p50",
