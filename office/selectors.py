@@ -1,5 +1,6 @@
 """Reads for offices and channels, always scoped to what a user may see."""
 
+import functools
 from typing import Any
 
 from django.conf import settings
@@ -39,21 +40,15 @@ def login_user_id(*, session: SessionBase) -> str | None:
 # Decoded login sessions by what decodes them: checking a signature costs more than the
 # read (a socket checks its login on every instruction) and the same stored text always
 # decodes to the same user. A rotated or rewritten session is new text.
-_DECODED_MAX = 4096
-_decoded: dict[tuple[type[SessionBase], str, str], str | None] = {}
+@functools.lru_cache(maxsize=4096)
+def _decoded_user_id(store: type[SessionBase], secret_key: str, data: str) -> str | None:
+    user_id = store().decode(data).get("_auth_user_id")
+    return None if user_id is None else str(user_id)
 
 
 def _stored_user_id(session: SessionBase, data: str) -> str | None:
-    key = (type(session), settings.SECRET_KEY, data)
-    try:
-        return _decoded[key]
-    except KeyError:
-        pass
-    user_id = session.decode(data).get("_auth_user_id")
-    if len(_decoded) >= _DECODED_MAX:
-        _decoded.clear()
-    _decoded[key] = found = None if user_id is None else str(user_id)
-    return found
+    # `__class__`, not type(): the socket's session is a lazy proxy of the store.
+    return _decoded_user_id(session.__class__, settings.SECRET_KEY, data)
 
 
 def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:

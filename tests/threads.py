@@ -35,3 +35,21 @@ def at_once(work: Callable[[], T], times: int = 2, *, timeout: float = 30.0) -> 
         raise errors[0]
     assert len(results) == times, f"{times - len(results)} of {times} threads did not finish"
     return results
+
+
+class Gauge:
+    """How many threads are inside a block (`with gauge:`) at once, at most."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.now = 0
+        self.most = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.now -= 1

@@ -17,6 +17,7 @@ from missions.models import Mission, MissionStatus
 from office.models import ChannelKind
 from tests.factories import channel_of, dm_channel, make_office
 from tests.fake_openai import FakeOpenAI
+from tests.threads import Gauge
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 
@@ -112,22 +113,15 @@ def test_replies_assemble_a_few_at_a_time_and_all_wait_for_the_model_at_once(
 
     settings.REPLY_CPU_SLOTS = 2
     streams = 6
-    lock = threading.Lock()
-    assembling = {"now": 0, "most": 0}
+    assembling = Gauge()
     assemble = run.context_for_mission
 
     def slow_assembly(**kwargs: Any) -> Any:
-        with lock:
-            assembling["now"] += 1
-            assembling["most"] = max(assembling["most"], assembling["now"])
-        try:
+        with assembling:
             time.sleep(0.05)
             return assemble(**kwargs)
-        finally:
-            with lock:
-                assembling["now"] -= 1
 
     monkeypatch.setattr(run, "context_for_mission", slow_assembly)
     # Six streams in flight at one moment with two slots: none kept its slot.
     assert _answered_once_all_met_the_model(streams) == streams
-    assert assembling["most"] == 2
+    assert assembling.most == 2

@@ -9,30 +9,13 @@ import pytest
 
 from missions import slots
 from missions.slots import reply_slot, slot_lent
+from tests.threads import Gauge
 
 
 @pytest.fixture(autouse=True)
 def _own_slots(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each test its own semaphores: a thread stuck in a failed test keeps its slot.
     monkeypatch.setattr(slots, "_semaphores", {})
-
-
-class _Gauge:
-    """How many threads are inside a block at once, at most."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.now = 0
-        self.most = 0
-
-    def __enter__(self) -> None:
-        with self._lock:
-            self.now += 1
-            self.most = max(self.most, self.now)
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self.now -= 1
 
 
 def _run_threads(*works: Any) -> None:
@@ -47,7 +30,7 @@ def _run_threads(*works: Any) -> None:
 
 def test_no_more_threads_than_slots_work_at_once(settings: Any) -> None:
     settings.REPLY_CPU_SLOTS = 2
-    gauge = _Gauge()
+    gauge = Gauge()
 
     def work() -> None:
         with reply_slot(), gauge:
