@@ -32,9 +32,7 @@ def login_user_id(*, session: SessionBase) -> str | None:
     if isinstance(session, DatabaseSessionStore) and session.get_model_class() is Session:
         data = _LIVE_SESSION.first(key=key, now=timezone.now())
         return None if data is None else _stored_user_id(session, data)
-    stored = session.__class__(session_key=key).load()
-    user_id = stored.get("_auth_user_id")
-    return None if user_id is None else str(user_id)
+    return _auth_user_id(session.__class__(session_key=key).load())
 
 
 # Decoded login sessions by what decodes them: checking a signature costs more than the
@@ -42,7 +40,11 @@ def login_user_id(*, session: SessionBase) -> str | None:
 # decodes to the same user. A rotated or rewritten session is new text.
 @functools.lru_cache(maxsize=4096)
 def _decoded_user_id(store: type[SessionBase], secret_key: str, data: str) -> str | None:
-    user_id = store().decode(data).get("_auth_user_id")
+    return _auth_user_id(store().decode(data))
+
+
+def _auth_user_id(session_data: dict[str, Any]) -> str | None:
+    user_id = session_data.get("_auth_user_id")
     return None if user_id is None else str(user_id)
 
 
