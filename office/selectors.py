@@ -4,6 +4,7 @@ import functools
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import SESSION_KEY
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
@@ -44,7 +45,7 @@ def _decoded_user_id(store: type[SessionBase], secret_key: str, data: str) -> st
 
 
 def _auth_user_id(session_data: dict[str, Any]) -> str | None:
-    user_id = session_data.get("_auth_user_id")
+    user_id = session_data.get(SESSION_KEY)
     return None if user_id is None else str(user_id)
 
 
