@@ -15,8 +15,11 @@ costs: the socket's frames, thread hand-overs, waiting for the SQLite writer or 
 interpreter lock (bench/concurrency.py measures those).
 
 Each round: a new office, its four 1:1 channels, MISSIONS instructions each, in turn, so
-every session passes the detail window and folds twice."""
+every session passes the detail window and folds twice. Like a server process, this one
+freezes what starting made (config.heap) before the rounds; the garbage collector's own CPU
+per mission is reported beside the total (part of it)."""
 
+import gc
 import os
 import statistics
 import subprocess
@@ -63,11 +66,34 @@ def measure() -> dict[str, Any]:
         server.wait(timeout=10)
 
 
+class _CollectorClock:
+    """The CPU time the garbage collector spends while the block runs (its callbacks
+    mark the start and end of every collection)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._started = 0.0
+
+    def _tick(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.process_time()
+        else:
+            self.seconds += time.process_time() - self._started
+
+    def __enter__(self) -> "_CollectorClock":
+        gc.callbacks.append(self._tick)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._tick)
+
+
 def _rounds() -> dict[str, Any]:
     from django.conf import settings
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
+    from config.heap import freeze_startup_objects
     from language.analysis import warm_up
     from missions.intake import instruction_accept
     from missions.models import Mission, MissionStatus
@@ -75,6 +101,7 @@ def _rounds() -> dict[str, Any]:
     from tests.factories import make_office
 
     warm_up()
+    collector = _CollectorClock()
 
     def one_round(n: int) -> tuple[float, int]:
         office = make_office(name=f"Round {n}")
@@ -95,10 +122,14 @@ def _rounds() -> dict[str, Any]:
         return spent, done
 
     one_round(0)  # warm: imports, compiled statements, connections
+    freeze_startup_objects()
     per_mission = []
-    for n in range(1, ROUNDS + 1):
-        spent, done = one_round(n)
-        per_mission.append(spent / done * 1000)
+    missions = 0
+    with collector:
+        for n in range(1, ROUNDS + 1):
+            spent, done = one_round(n)
+            per_mission.append(spent / done * 1000)
+            missions += done
     with CaptureQueriesContext(connection) as queries:
         _, done = one_round(ROUNDS + 1)
     return {
@@ -108,16 +139,20 @@ def _rounds() -> dict[str, Any]:
         "rounds": ROUNDS,
         "missions": done,
         "queries": len(queries) / done,
+        "gc_ms": collector.seconds / missions * 1000,
     }
 
 
 def report(results: list[dict[str, Any]]) -> None:
     print(f"CPU per mission, one process, one mission at a time ({MISSIONS} per channel)")
-    print(f"{'database':12} {'lowest':>9} {'median':>9} {'queries':>8}  rounds x missions")
+    print(
+        f"{'database':12} {'lowest':>9} {'median':>9} {'of it, gc':>10} {'queries':>8}"
+        "  rounds x missions"
+    )
     for r in results:
         print(
             f"{r['database']:12} {r['lowest_ms']:7.2f}ms {r['median_ms']:7.2f}ms "
-            f"{r['queries']:8.1f}  {r['rounds']} x {r['missions']}"
+            f"{r['gc_ms']:8.2f}ms {r['queries']:8.1f}  {r['rounds']} x {r['missions']}"
         )
 
 

@@ -24,6 +24,7 @@ from celery.contrib.django.task import DjangoTask
 from celery.exceptions import NotRegistered
 from celery.signals import worker_init
 
+from config.heap import freeze_startup_objects
 from language.analysis import warm_up
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -197,10 +198,12 @@ app.autodiscover_tasks()
 
 
 @worker_init.connect
-def _warm_up_analyser(**_: Any) -> None:
+def _ready_worker(**_: Any) -> None:
     """A worker assembles prompts and indexes passages: load the Korean analyser before
-    the first task needs it."""
+    the first task needs it; then freeze what starting made (config.heap), before a
+    prefork worker forks its children."""
     warm_up()
+    freeze_startup_objects()
 
 
 def registered_task(name: str) -> Any:
