@@ -673,6 +673,19 @@ def _servers_ms(cpu_ms: dict[str, float]) -> float:
     return sum(ms for name, ms in cpu_ms.items() if name not in (MODEL, CLIENTS))
 
 
+def _cores(missions_per_s: float, cpu_ms: dict[str, float]) -> float:
+    """The cores the servers kept busy in scenario 2: missions/s times their CPU per mission.
+    The embedded web process stays near one whatever the code (one interpreter), so there
+    missions/s is about this over the CPU per mission, and a target of T missions/s allows
+    `_allowed_ms(cores, T)` of CPU per mission."""
+    return missions_per_s * _servers_ms(cpu_ms) / 1000
+
+
+def _allowed_ms(cores: float, missions_per_s: float) -> float:
+    """The servers' CPU per mission at which `cores` would give `missions_per_s`."""
+    return 1000 * cores / missions_per_s
+
+
 def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
@@ -940,6 +953,15 @@ def print_summary(results: list[Figures], failed: dict[str, str]) -> None:
     row(
         "2. servers' CPU / the model's per request",
         [_ratio(_gauged(f.s2_cpu_ms)) for f in results],
+    )
+    cores = [_cores(f.s2_mps, f.s2_cpu_ms) for f in results]
+    row("2. cores the servers kept busy", [f"{c:.2f}" for c in cores])
+    row(
+        "2. CPU per mission the target allows at that",
+        [
+            f"{_allowed_ms(c, TARGETS[f.runtime]['s2_missions_per_s']):.0f} ms"
+            for c, f in zip(cores, results, strict=True)
+        ],
     )
     row(
         "3. lone first delta p50",
