@@ -101,7 +101,6 @@ def _rounds() -> dict[str, Any]:
     from tests.factories import make_office
 
     warm_up()
-    collector = _CollectorClock()
 
     def one_round(n: int) -> tuple[float, int]:
         office = make_office(name=f"Round {n}")
@@ -125,7 +124,7 @@ def _rounds() -> dict[str, Any]:
     freeze_startup_objects()
     per_mission = []
     missions = 0
-    with collector:
+    with _CollectorClock() as collector:
         for n in range(1, ROUNDS + 1):
             spent, done = one_round(n)
             per_mission.append(spent / done * 1000)
