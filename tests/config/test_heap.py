@@ -2,15 +2,10 @@
 collector's full collections no longer walk it."""
 
 import gc
-import os
-import subprocess
-import sys
 import weakref
-from pathlib import Path
 
 from config.heap import freeze_startup_objects
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh import embedded_env, run_python
 
 
 class _Node:
@@ -41,18 +36,12 @@ def test_it_frees_the_garbage_of_starting_and_freezes_what_lives_on() -> None:
 
 
 def _frozen_after(script: str) -> int:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    result = subprocess.run(
-        [sys.executable, "-c", script + "\nimport gc\nprint(gc.get_freeze_count())\n"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    output = run_python(
+        "-c",
+        script + "\nimport gc\nprint(gc.get_freeze_count())\n",
+        env=embedded_env(DJANGO_SETTINGS_MODULE="config.settings"),
     )
-    assert result.returncode == 0, result.stderr
-    return int(result.stdout.split()[-1])
+    return int(output.split()[-1])
 
 
 def test_a_started_web_process_has_frozen_its_startup_objects() -> None:

@@ -1,16 +1,12 @@
-import os
-import subprocess
-import sys
 import threading
 from concurrent.futures import Future
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from config.celery import app, lane_of, wait_for_background_tasks
+from tests.fresh import embedded_env, run_python
 
-ROOT = Path(__file__).resolve().parents[2]
 seen: list[str] = []
 REPLY_TASK = "tests.config.test_task_runner.reply_like"
 
@@ -124,12 +120,7 @@ def test_a_fresh_process_finds_every_task_a_service_names_without_importing_it()
         "    assert registered_task(name).name == name\n"
         "print('ok')\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "ok"
+    assert run_python("-c", script, env=embedded_env()).strip() == "ok"
 
 
 def test_the_embedded_beat_stops_quietly_when_the_process_shuts_down(

@@ -1,6 +1,3 @@
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,24 +7,17 @@ from context.loading import recall_candidates
 from context.models import Passage
 from context.search import ensure_sqlite_fulltext, rank_passages
 from tests.factories import add_finished_missions, dm_channel, make_office
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh import embedded_env, run_python
 
 
 def test_recall_finds_new_missions_on_a_freshly_migrated_sqlite_database(tmp_path: Path) -> None:
     """Whatever database the suite runs on, the embedded default's index is checked."""
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    env["DATABASE_URL"] = f"sqlite:///{tmp_path}/office.sqlite3"
-    result = subprocess.run(
-        [sys.executable, str(Path(__file__).with_name("sqlite_recall.py"))],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+    output = run_python(
+        str(Path(__file__).with_name("sqlite_recall.py")),
+        env=embedded_env(DATABASE_URL=f"sqlite:///{tmp_path}/office.sqlite3"),
         timeout=240,
     )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "True"
+    assert output.strip().splitlines()[-1] == "True"
 
 
 @pytest.mark.django_db(transaction=True)
