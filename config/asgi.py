@@ -15,6 +15,7 @@ from django.core.exceptions import SuspiciousFileOperation  # noqa: E402
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse  # noqa: E402
 
 from config.celery import start_embedded_beat  # noqa: E402
+from config.cpu import pin_server_process  # noqa: E402
 from config.heap import freeze_startup_objects  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
 from language.analysis import warm_up  # noqa: E402
@@ -48,3 +49,5 @@ application = ProtocolTypeRouter(
 )
 # Everything the process needs is loaded: the collector need not walk it again.
 freeze_startup_objects()
+# One interpreter runs one thread at a time: its threads hand the lock over in place.
+pin_server_process()

@@ -24,6 +24,7 @@ from celery.contrib.django.task import DjangoTask
 from celery.exceptions import NotRegistered
 from celery.signals import worker_init
 
+from config.cpu import pin_server_process
 from config.heap import freeze_startup_objects
 from language.analysis import warm_up
 
@@ -201,9 +202,12 @@ app.autodiscover_tasks()
 def _ready_worker(**_: Any) -> None:
     """A worker assembles prompts and indexes passages: load the Korean analyser before
     the first task needs it; then freeze what starting made (config.heap), before a
-    prefork worker forks its children."""
+    prefork worker forks its children; and keep to the CPU that `PIN_CPU` names, if it
+    names one (config.cpu: for a worker of one process, the threads pool; a prefork
+    worker's children would all share it)."""
     warm_up()
     freeze_startup_objects()
+    pin_server_process()
 
 
 def registered_task(name: str) -> Any:

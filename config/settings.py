@@ -236,6 +236,12 @@ BACKGROUND_CONCURRENCY = env_int("BACKGROUND_CONCURRENCY", 2, minimum=1)
 # Replies of one process (web or replies worker) that claim, assemble or save at once;
 # waiting for the model needs no slot (missions/slots.py).
 REPLY_CPU_SLOTS = env_int("REPLY_CPU_SLOTS", 8, minimum=1)
+# The CPU a server process keeps its threads on (config/cpu.py): "auto" pins the embedded
+# web process to the CPU it starts on and leaves production processes alone; "off"; or a
+# CPU number (any runtime).
+PIN_CPU = env_str("PIN_CPU", "auto").lower()
+if PIN_CPU not in ("auto", "off") and not PIN_CPU.isdigit():
+    raise EnvError(f"PIN_CPU must be auto, off or a CPU number, got {PIN_CPU!r}")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 if REDIS_URL and REDIS_URL.startswith("redis://"):
     # kombu's Redis transport, keeping one client per channel (config/broker.py). Not for

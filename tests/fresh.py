@@ -30,3 +30,17 @@ def run_python(*args: str, env: dict[str, str], timeout: float = 120) -> str:
     )
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+def python_error(*args: str, env: dict[str, str], timeout: float = 120) -> str:
+    """`python *args` from the project's root, which must fail; its error output."""
+    result = subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert result.returncode != 0, result.stdout
+    return result.stderr

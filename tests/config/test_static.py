@@ -6,12 +6,14 @@ from typing import Any
 import pytest
 from asgiref.testing import ApplicationCommunicator
 
-from config.asgi import application
-
 pytestmark = pytest.mark.django_db
 
 
 async def _status(path: str) -> int:
+    # Imported here, once the test's settings apply (tasks inline): importing the web
+    # process's module starts what a server starts (config.asgi).
+    from config.asgi import application
+
     scope: dict[str, Any] = {
         "type": "http",
         "method": "GET",
