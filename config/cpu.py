@@ -64,9 +64,13 @@ def pin_to_one_cpu(cpu: int | None = None) -> int | None:
         )
     # A new thread takes the mask of the thread that starts it; those already running
     # (Daphne's, the embedded beat's) are set one by one.
-    for task in os.listdir("/proc/self/task"):
+    try:
+        threads = [int(task) for task in os.listdir("/proc/self/task")]
+    except OSError:
+        threads = [0]  # no /proc: this thread, and those it starts
+    for thread in threads:
         with contextlib.suppress(ProcessLookupError):  # the thread ended meanwhile
-            os.sched_setaffinity(int(task), {cpu})
+            os.sched_setaffinity(thread, {cpu})
     return cpu
 
 
@@ -80,11 +84,16 @@ def pin_server_process() -> int | None:
     if choice == "auto":
         if settings.TASK_RUNNER != "thread":
             return None
-        cpu = pin_to_one_cpu()
+        try:
+            cpu = pin_to_one_cpu()
+        except OSError as exc:
+            # A sandbox that forbids it: the process runs as well as it did unpinned.
+            logger.warning("could not keep this process on one CPU (PIN_CPU=auto): %s", exc)
+            return None
     else:
         try:
             cpu = pin_to_one_cpu(int(choice))
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:
             raise ImproperlyConfigured(f"PIN_CPU={choice}: {exc}") from None
     if cpu is not None:
         logger.info("this process keeps its threads on CPU %s (PIN_CPU=%s)", cpu, choice)

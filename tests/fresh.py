@@ -17,10 +17,10 @@ def embedded_env(**overrides: str) -> dict[str, str]:
     return env
 
 
-def run_python(*args: str, env: dict[str, str], timeout: float = 120) -> str:
-    """`python *args` from the project's root; its output, once it exited cleanly (its
-    error output is the failure's message otherwise)."""
-    result = subprocess.run(
+def _python(
+    args: tuple[str, ...], env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, *args],
         cwd=ROOT,
         env=env,
@@ -28,19 +28,18 @@ def run_python(*args: str, env: dict[str, str], timeout: float = 120) -> str:
         text=True,
         timeout=timeout,
     )
+
+
+def run_python(*args: str, env: dict[str, str], timeout: float = 120) -> str:
+    """`python *args` from the project's root; its output, once it exited cleanly (its
+    error output is the failure's message otherwise)."""
+    result = _python(args, env, timeout)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
 def python_error(*args: str, env: dict[str, str], timeout: float = 120) -> str:
     """`python *args` from the project's root, which must fail; its error output."""
-    result = subprocess.run(
-        [sys.executable, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    result = _python(args, env, timeout)
     assert result.returncode != 0, result.stdout
     return result.stderr

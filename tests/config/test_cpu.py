@@ -4,9 +4,12 @@ fresh interpreter: pinning the test process would pin everything it starts."""
 
 import json
 import os
+from typing import Any
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 
+from config.cpu import pin_server_process
 from tests.fresh import embedded_env, python_error, run_python
 
 ALLOWED = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -102,3 +105,26 @@ def test_a_cpu_it_cannot_have_stops_start_up_with_a_clear_error(value: str, mess
         env=embedded_env(DJANGO_SETTINGS_MODULE="config.settings", PIN_CPU=value),
     )
     assert message in error
+
+
+def _forbidden(*args: object) -> None:
+    raise PermissionError(1, "Operation not permitted")
+
+
+def test_where_pinning_is_forbidden_auto_starts_unpinned_and_says_so(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    settings.TASK_RUNNER = "thread"
+    settings.PIN_CPU = "auto"
+    monkeypatch.setattr(os, "sched_setaffinity", _forbidden)
+    assert pin_server_process() is None
+    assert "could not keep this process on one CPU" in caplog.text
+
+
+def test_where_pinning_is_forbidden_a_named_cpu_stops_start_up(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.PIN_CPU = str(ALLOWED[0])
+    monkeypatch.setattr(os, "sched_setaffinity", _forbidden)
+    with pytest.raises(ImproperlyConfigured, match=f"PIN_CPU={ALLOWED[0]}: .*not permitted"):
+        pin_server_process()
