@@ -52,7 +52,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -66,6 +66,22 @@ PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 CLIENT_ID_PREFIX = "bench-"
 SAMPLE_INTERVAL = 0.25
+
+
+# Settings of the servers that every run sets itself, from its options, so that a run is
+# what its options say: a value left in the environment does not reach the servers.
+SET_BY_THE_BENCHMARK = {
+    "DATABASE_POOL_MAX": "--replies-pool-max for a replies worker; the default elsewhere",
+    "REPLY_CONCURRENCY": "--concurrency for a replies worker; 64 threads embedded",
+    "BACKGROUND_CONCURRENCY": "--background-concurrency for a background worker; 2 embedded",
+    "REPLY_CPU_SLOTS": "--reply-cpu-slots",
+    "FOLD_BATCH": "per scenario",
+}
+
+
+def ignored_settings(environ: Mapping[str, str]) -> list[str]:
+    """The settings in `environ` that a run would drop without a word."""
+    return [name for name in SET_BY_THE_BENCHMARK if environ.get(name)]
 
 
 def log(message: str) -> None:
@@ -422,6 +438,9 @@ class Stack:
     def __enter__(self) -> Stack:
         if not self.embedded:
             _require_loopback(self.config.pg_url, "the PostgreSQL URL")
+        for name in ignored_settings(os.environ):
+            how = SET_BY_THE_BENCHMARK[name]
+            log(f"{name} from the environment is ignored: the benchmark sets it ({how})")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         try:
             self._start()
@@ -653,11 +672,7 @@ class Stack:
                 "ALLOWED_HOSTS",
                 "OFFICE_ENV",
                 "DJANGO_SETTINGS_MODULE",
-                "DATABASE_POOL_MAX",
-                "REPLY_CONCURRENCY",
-                "BACKGROUND_CONCURRENCY",
-                "REPLY_CPU_SLOTS",
-                "FOLD_BATCH",
+                *SET_BY_THE_BENCHMARK,
             )
         }
         env.update(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bench.concurrency import CLIENTS, MODEL, _allowed_ms, _cores, _gauged, _servers_ms
+from bench.harness import ignored_settings
 
 
 def test_servers_cpu_leaves_out_the_model_and_the_clients() -> None:
@@ -25,3 +26,11 @@ def test_cores_busy_are_missions_per_second_times_the_servers_cpu_per_mission() 
     assert cores == 1.0
     assert _allowed_ms(cores, 80.0) == 12.5
     assert _allowed_ms(2 * cores, 80.0) == 25.0
+
+
+def test_a_setting_the_benchmark_overrides_is_named_when_the_environment_sets_it() -> None:
+    # Runs meant to vary REPLY_CPU_SLOTS through the environment once ran the default.
+    environ = {"REPLY_CPU_SLOTS": "3", "FOLD_BATCH": "", "PATH": "/usr/bin", "PIN_CPU": "off"}
+
+    assert ignored_settings(environ) == ["REPLY_CPU_SLOTS"]
+    assert ignored_settings({}) == []
