@@ -1,6 +1,6 @@
 """A server process keeps its threads on one CPU (config.cpu, PIN_CPU): the embedded web
-process by default, a production process only when told which CPU. Each case runs in a
-fresh interpreter: pinning the test process would pin everything it starts."""
+process by default, a production process only when told which CPU. Every case that pins
+runs in a fresh interpreter: pinning the test process would pin everything it starts."""
 
 import json
 import os
