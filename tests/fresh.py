@@ -7,6 +7,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# A Celery worker's start, as far as the project's own handlers see it (`worker_init`).
+WORKER_START = (
+    "import django\n"
+    "django.setup()\n"
+    "from celery.signals import worker_init\n"
+    "from config.celery import app\n"
+    "worker_init.send(sender=None)\n"
+)
 
 
 def embedded_env(**overrides: str) -> dict[str, str]:

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from config.cpu import pin_server_process
-from tests.fresh import embedded_env, python_error, run_python
+from tests.fresh import WORKER_START, embedded_env, python_error, run_python
 
 ALLOWED = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 pytestmark = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs a process allowed two CPUs")
@@ -82,13 +82,8 @@ def test_a_production_process_keeps_to_the_cpu_it_is_given() -> None:
     seen = _probe("import config.asgi", PIN_CPU=str(ALLOWED[-1]), **env)
     assert seen["main"] == seen["before"] == seen["after"] == [ALLOWED[-1]]
     # A task worker, when it starts.
-    worker = (
-        "import django\ndjango.setup()\n"
-        "from celery.signals import worker_init\nfrom config.celery import app\n"
-        "worker_init.send(sender=None)"
-    )
-    assert _probe(worker, PIN_CPU=str(ALLOWED[0]), **env)["main"] == [ALLOWED[0]]
-    assert _probe(worker, **env)["main"] == ALLOWED
+    assert _probe(WORKER_START, PIN_CPU=str(ALLOWED[0]), **env)["main"] == [ALLOWED[0]]
+    assert _probe(WORKER_START, **env)["main"] == ALLOWED
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ import gc
 import weakref
 
 from config.heap import freeze_startup_objects
-from tests.fresh import embedded_env, run_python
+from tests.fresh import WORKER_START, embedded_env, run_python
 
 
 class _Node:
@@ -50,11 +50,4 @@ def test_a_started_web_process_has_frozen_its_startup_objects() -> None:
 
 
 def test_a_started_task_worker_has_frozen_its_startup_objects() -> None:
-    script = (
-        "import django\n"
-        "django.setup()\n"
-        "from celery.signals import worker_init\n"
-        "from config.celery import app\n"
-        "worker_init.send(sender=None)\n"
-    )
-    assert _frozen_after(script) > 50_000
+    assert _frozen_after(WORKER_START) > 50_000
