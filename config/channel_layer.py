@@ -19,6 +19,7 @@ from redis import BlockingConnectionPool
 from redis import Redis as SyncRedis
 from redis import asyncio as aioredis
 from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
@@ -211,7 +212,7 @@ class _LoopState:
         )
         # Subscribing: one connection that is never retried or reconnected behind our back.
         self._subscriber_pool = aioredis.ConnectionPool.from_url(
-            address, retry=Retry(NoBackoff(), 0), **options
+            address, retry=AsyncRetry(NoBackoff(), 0), **options
         )
         self.pubsub: _PubSub | None = None
         self.subscribed: set[str] = set()  # what the subscription has asked Redis for
