@@ -5,7 +5,8 @@ Every section stays within its budget."""
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import cache
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +30,9 @@ DETAIL_MIN_BODY = 120
 # Digest lines of pending missions; the newest gets more.
 PENDING_LINE_CHARS = 100
 PENDING_NEWEST_CHARS = 400
+PENDING_TITLE = "## Missions being folded into the summary (digests; ask to recall any of them)"
+# Room kept for the line that names the pending missions not listed, as one range.
+PENDING_RANGE_CHARS = 80
 RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted as data)"
 RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
@@ -211,13 +215,31 @@ def _digest(mission: PendingMission, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+@cache
+def pending_capacity(budget: int) -> int:
+    """How many missions the pending section lists one by one within `budget` when every
+    line is at its widest (a 4-digit session, a 7-digit seq, a 6-letter time zone); more
+    would push the oldest into one range line. A fold is due before that (context.window).
+    At least 1."""
+    widest_header = len(mission_header(9_999_999, datetime(2000, 1, 1, tzinfo=UTC), 9_999))
+    widest_header += max(0, 6 - len(stamp(datetime(2000, 1, 1, tzinfo=UTC)).rsplit(" ", 1)[-1]))
+    used, listed = len(PENDING_TITLE), 0
+    while True:
+        width = PENDING_NEWEST_CHARS if listed == 0 else PENDING_LINE_CHARS
+        line = len("- ") + widest_header + len(" ") + width
+        if used + 1 + line + PENDING_RANGE_CHARS > budget:
+            return max(listed, 1)
+        used += 1 + line
+        listed += 1
+
+
 def _pending_section(missions: list[PendingMission], session_number: int | None) -> Section:
     """Every unfolded mission: a digest line each, the newest in more detail; when the
     lines do not fit, the oldest are named as one range (still there, to be recalled)."""
     budget = settings.PENDING_BUDGET_CHARS
     if not missions:
         return Section("pending", "", budget)
-    title = "## Missions being folded into the summary (digests; ask to recall any of them)"
+    title = PENDING_TITLE
     lines: list[str] = []
     used = len(title)
     newest_first = list(reversed(missions))
@@ -227,7 +249,7 @@ def _pending_section(missions: list[PendingMission], session_number: int | None)
         width = PENDING_NEWEST_CHARS if index == 0 else PENDING_LINE_CHARS
         line = f"- {header} {_digest(mission, width)}"
         rest = newest_first[index + 1 :]
-        reserve = 80 if rest else 0  # room for the range line of the ones not listed
+        reserve = PENDING_RANGE_CHARS if rest else 0
         if used + 1 + len(line) + reserve > budget:
             break
         lines.append(line)

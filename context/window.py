@@ -10,9 +10,6 @@ from config.prepared import prepared
 from missions.models import Mission, MissionStatus
 from sessions.models import ChatSession
 
-# Missions that left the window but are not folded yet are shown as excerpts, at most
-# this many (a fold is due before more would wait).
-PENDING_MAX_LISTED = 12
 # A session's finished missions are indexed for recall this many at a time (see
 # `Progress.index_due`): one task and one write a batch, not one a mission.
 INDEX_BATCH = 4
@@ -59,9 +56,14 @@ def window_left_through(*, session_id: int) -> int:
 
 def fold_due(*, waiting: int) -> bool:
     """Whether enough missions wait to be folded: FOLD_BATCH of them, or as many as the
-    pending section can list. Folding in batches keeps the summary message byte-identical
-    between folds, so provider prompt caches keep hitting."""
-    return waiting >= min(settings.FOLD_BATCH, PENDING_MAX_LISTED)
+    pending section lists one by one under its cap (PENDING_BUDGET_CHARS), so that a fold
+    is under way before the oldest of them would shrink to a range line. Folding in batches
+    keeps the summary message byte-identical between folds, so provider prompt caches keep
+    hitting."""
+    # Imported here: the rendering imports the loading, which imports this module.
+    from context.rendering import pending_capacity
+
+    return waiting >= min(settings.FOLD_BATCH, pending_capacity(settings.PENDING_BUDGET_CHARS))
 
 
 _PROGRESS = prepared(

@@ -27,6 +27,8 @@ OUR_VARIABLES = {
     "LONG_SESSION_MISSIONS",
     "DATABASE_POOL",
     "DATABASE_PREPARED",
+    "FOLD_BATCH",
+    "PENDING_BUDGET_CHARS",
 }
 PRODUCTION = {
     "OFFICE_ENV": "production",
@@ -69,6 +71,16 @@ def test_nothing_set_gives_the_embedded_default() -> None:
         "thread",
         "offline",
     ]
+
+
+def test_folds_wait_for_a_batch_of_eight_by_default() -> None:
+    result = _run(
+        "import django; django.setup(); from django.conf import settings as s; "
+        "from context.window import fold_due; "
+        "print(s.FOLD_BATCH, s.DETAIL_MISSIONS, fold_due(waiting=7), fold_due(waiting=8))"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["8", "8", "False", "True"]
 
 
 def test_production_variables_select_postgres_redis_celery_and_openai() -> None:

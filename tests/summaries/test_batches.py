@@ -2,10 +2,13 @@
 window, not once per mission. Between folds the summary message does not change, so a
 provider's prompt cache keeps hitting; no mission is ever invisible meanwhile."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
+from context.loading import PendingMission
+from context.rendering import _pending_section, pending_capacity
 from missions.models import MissionStatus
 from sessions.models import ChatSession
 from summaries import services
@@ -135,3 +138,52 @@ def test_the_sweeper_queues_a_fold_only_for_a_whole_batch(settings: Any) -> None
     settings.FOLD_BATCH = 8
     assert summary_sweep_lagging() == 1
     assert _watermark(session) == 8  # the queued fold ran (inline in tests)
+
+
+def _korean_text(n: int) -> tuple[str, str]:
+    return (
+        f"임무 {n}: 출시 계획의 {n}번째 절을 담당자와 날짜까지 넣어서 작성해 주세요.",
+        f"{n}번째 절입니다. " + f"{n}단계와 그 위험 요소를 자세히 다룹니다. " * 60,
+    )
+
+
+@pytest.mark.parametrize("text", [long_text, _korean_text])
+def test_a_fold_is_due_before_the_pending_digests_would_pass_their_cap(
+    settings: Any, text: Any
+) -> None:
+    """With a small pending cap, a fold comes before a whole batch: the oldest unfolded
+    mission never shrinks to a range line for want of a fold."""
+    settings.PENDING_BUDGET_CHARS = 1_000
+    capacity = pending_capacity(1_000)
+    assert 1 < capacity < settings.FOLD_BATCH
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    marks = []
+    for _ in range(20):
+        add_finished_missions(session, 1, text=text)
+        marks.append(_watermark(session))
+        pending = next_context(channel=channel, instruction="다음 단계").section("pending")
+        assert "earlier missions, ask to recall them" not in pending.text
+        assert pending.chars <= 1_000
+    # Mission n leaves the window when n + 8 is done; `capacity` of them make a fold.
+    assert marks[8 + capacity - 2] == 0
+    assert marks[8 + capacity - 1] == capacity
+
+
+@pytest.mark.parametrize("budget", [1_000, 2_400, 4_000])
+def test_the_pending_capacity_lists_that_many_of_the_widest_missions_in_full(
+    budget: int, settings: Any
+) -> None:
+    settings.PENDING_BUDGET_CHARS = budget
+    capacity = pending_capacity(budget)
+    at = datetime(2026, 12, 31, 23, 59, tzinfo=UTC)
+    widest = [
+        PendingMission(id=n, seq=9_999_000 + n, at=at, instruction="가" * 500, reply="b" * 500)
+        for n in range(capacity)
+    ]
+    section = _pending_section(widest, session_number=9_999)
+    assert section.chars <= budget
+    assert "earlier missions" not in section.text
+    assert all(f"mission #{m.seq} " in section.text for m in widest)
+    # A cap too small for even one line still folds as soon as one mission waits.
+    assert pending_capacity(300) == 1
