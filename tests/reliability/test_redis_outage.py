@@ -2,8 +2,8 @@
 an instruction is always saved and later answered.
 
 The first tests break one dependency at a time in this process (the cache, the channel
-layer, the task queue); the last one stops a private Redis under a real Daphne and a real
-Celery worker and sends through the API, the socket and the page."""
+layer, the task queue); the last one stops a private Redis under a real Daphne and the
+real Celery workers of both lanes, and sends through the API, the socket and the page."""
 
 import asyncio
 import base64
@@ -26,7 +26,7 @@ from missions.models import Message, Mission, MissionStatus
 from realtime.consumers import CLOSE_RECONNECT
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI
-from tests.reliability.test_workers import BIN, Proc, _env, _free_port, _wait, _worker
+from tests.reliability.test_workers import BIN, Proc, Workers, _env, _free_port, _wait
 from tests.ws import open_socket, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -220,7 +220,7 @@ def test_with_redis_down_the_api_the_socket_and_the_page_take_instructions_answe
         env,
         ready="Listening on TCP address",
     )
-    worker = _worker(env, "-B", "-s", str(tmp_path / "beat-schedule"))
+    workers = Workers(env, "-B", "-s", str(tmp_path / "beat-schedule"))
     try:
         user = make_user("outage", password="outage-pass-1")
         channel = dm_channel(make_office(user))
@@ -307,5 +307,6 @@ def test_with_redis_down_the_api_the_socket_and_the_page_take_instructions_answe
         log = "\n".join(web.lines)
         assert "Exception inside application" not in log, log[-3000:]
     finally:
-        for proc in (worker, web, redis):
+        workers.stop()
+        for proc in (web, redis):
             proc.stop()

@@ -1,7 +1,10 @@
 """Scenarios 8 and 15, with real processes: a Celery worker killed with SIGKILL in the
-middle of a reply and of a fold, and the broker stopped while instructions arrive."""
+middle of a reply and of a fold, and the broker stopped while instructions arrive. The
+workers run as docker-compose runs them: one per lane, on threads, with pooled database
+connections."""
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -35,13 +38,18 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
-def deployed_daphne(port: int) -> list[str]:
-    """Daphne as docker-compose runs it (its flags included), on 127.0.0.1:`port`."""
+def _deployed(service: str) -> list[str]:
+    """A service's command in docker-compose.yml, its `${NAME:-default}`s at their default."""
     import yaml
 
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-    command = services["web"]["command"]
-    args = [str(BIN / "daphne"), *command[1:]]
+    command = [re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", part) for part in services[service]["command"]]
+    return [str(BIN / command[0]), *command[1:]]
+
+
+def deployed_daphne(port: int) -> list[str]:
+    """Daphne as docker-compose runs it (its flags included), on 127.0.0.1:`port`."""
+    args = _deployed("web")
     args[args.index("-b") + 1] = "127.0.0.1"
     args[args.index("-p") + 1] = str(port)
     return args
@@ -111,7 +119,6 @@ def _env(model: FakeOpenAI, redis_url: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TASK_"))}
     env.update(
         DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        DATABASE_POOL="0",
         REDIS_URL=redis_url,
         LLM_PROVIDER="openai",
         OPENAI_API_KEY=FAKE_API_KEY,
@@ -128,23 +135,34 @@ def _env(model: FakeOpenAI, redis_url: str, **extra: str) -> dict[str, str]:
     return env
 
 
-def _worker(env: dict[str, str], *extra: str) -> Proc:
-    return Proc(
-        [
-            str(BIN / "celery"),
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--without-gossip",
-            "--without-mingle",
-            "-l",
-            "INFO",
-            *extra,
-        ],
-        env,
-        ready="ready.",
-    )
+# The lanes' services in docker-compose.yml.
+REPLIES, BACKGROUND = "worker", "background"
+
+
+class Workers:
+    """The two lanes' Celery workers as deployed: `worker` takes the replies queue on many
+    threads, `background` the background queue (folds, extraction, sweeps)."""
+
+    def __init__(self, env: dict[str, str], *background_extra: str) -> None:
+        self.env = env
+        self.background_extra = list(background_extra)
+        self.procs: dict[str, Proc] = {}
+        for lane in (REPLIES, BACKGROUND):
+            self.start(lane)
+
+    def start(self, lane: str) -> None:
+        extra = self.background_extra if lane == BACKGROUND else []
+        proc = self.procs[lane] = Proc([*_deployed(lane), *extra], self.env, ready="ready.")
+        # Celery's banner: the pool that runs the tasks.
+        assert any("(thread)" in line for line in proc.lines), "\n".join(proc.lines[:30])
+
+    def kill(self, lane: str) -> None:
+        """SIGKILL: the worker vanishes with whatever it was doing."""
+        self.procs[lane].kill()
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            proc.stop()
 
 
 @pytest.fixture
@@ -161,7 +179,7 @@ def test_a_worker_killed_mid_reply_loses_nothing_and_the_work_completes(
 ) -> None:
     fake_openai.enqueue(Reply("slow reply " * 10, chunks=["slow reply "] * 10, chunk_delay=1.0))
     env = _env(fake_openai, settings.REDIS_URL)
-    worker = _worker(env)
+    workers = Workers(env)
     try:
         channel = dm_channel(make_office(make_user()))
         accepted = instruction_accept(channel=channel, text="Write the long report")
@@ -174,9 +192,9 @@ def test_a_worker_killed_mid_reply_loses_nothing_and_the_work_completes(
             30,
             "the reply to start",
         )
-        worker.kill()  # SIGKILL in the middle of the stream
+        workers.kill(REPLIES)  # SIGKILL in the middle of the stream
         assert Mission.objects.get(pk=mission.pk).status == MissionStatus.RUNNING
-        worker = _worker(env)
+        workers.start(REPLIES)
         # The unacknowledged task comes back after the visibility timeout (5 s here) with
         # the same id, and the new worker takes the abandoned mission over.
         _wait(
@@ -189,7 +207,7 @@ def test_a_worker_killed_mid_reply_loses_nothing_and_the_work_completes(
         replies = Message.objects.filter(mission=mission, kind="employee")
         assert replies.count() == 1 and replies[0].text.startswith("Echo:")
     finally:
-        worker.stop()
+        workers.stop()
 
 
 def test_the_sweeper_requeues_a_mission_whose_worker_never_came_back(
@@ -205,7 +223,7 @@ def test_the_sweeper_requeues_a_mission_whose_worker_never_came_back(
     import redis
 
     redis.Redis.from_url(settings.REDIS_URL).flushdb()
-    worker = _worker(env)
+    workers = Workers(env)
     try:
         started = Mission.objects.get(pk=accepted.mission.pk).started_at or timezone_now()
         counts = mission_sweep_stuck(
@@ -219,7 +237,7 @@ def test_the_sweeper_requeues_a_mission_whose_worker_never_came_back(
         )
         assert Message.objects.filter(mission=accepted.mission, kind="employee").count() == 1
     finally:
-        worker.stop()
+        workers.stop()
 
 
 def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
@@ -237,13 +255,13 @@ def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
     # The model takes its time over the fold: the worker dies while it thinks.
     fake_openai.enqueue(Reply("{}", delay=8.0))
     env = _env(fake_openai, settings.REDIS_URL)
-    worker = _worker(env)
+    workers = Workers(env)
     try:
         tasks.summary_fold.delay(session.pk)
         _wait(lambda: len(fake_openai.requests) >= 1, 30, "the fold to reach the model")
-        worker.kill()
+        workers.kill(BACKGROUND)
         assert RollingSummary.objects.get(session=session).folded_through_seq == 0
-        worker = _worker(env)
+        workers.start(BACKGROUND)
         assert summary_sweep_lagging() >= 1
         _wait(
             lambda: RollingSummary.objects.get(session=session).folded_through_seq == 4,
@@ -261,7 +279,7 @@ def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
             Mission.objects.filter(session=session, seq__lte=4).values_list("id", flat=True)
         )
     finally:
-        worker.stop()
+        workers.stop()
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -297,7 +315,7 @@ def test_with_the_broker_down_instructions_are_saved_shown_delayed_and_answered_
         env,
         ready="Listening on TCP address",
     )
-    worker = _worker(env, "-B", "-s", str(tmp_path / "beat-schedule"))
+    workers = Workers(env, "-B", "-s", str(tmp_path / "beat-schedule"))
     try:
         user = make_user("broker", password="broker-pass-1")
         channel = dm_channel(make_office(user))
@@ -330,7 +348,8 @@ def test_with_the_broker_down_instructions_are_saved_shown_delayed_and_answered_
         assert Mission.objects.filter(channel=channel).count() == 1
         assert Message.objects.filter(mission=mission, kind="employee").count() == 1
     finally:
-        for proc in (worker, web, redis):
+        workers.stop()
+        for proc in (web, redis):
             proc.stop()
 
 
@@ -347,7 +366,7 @@ def test_a_refold_chord_runs_on_real_workers(
     version = summary.version
     settings.TASK_RUNNER = "celery"
     env = _env(fake_openai, settings.REDIS_URL, LLM_PROVIDER="offline")
-    worker = _worker(env)
+    workers = Workers(env)
     try:
         from summaries.compaction import compaction_queue
 
@@ -364,4 +383,4 @@ def test_a_refold_chord_runs_on_real_workers(
         covered = {seq for _, seq in state_refs(state)} | {d.mission for d in state.dropped}
         assert covered == set(range(1, 53))
     finally:
-        worker.stop()
+        workers.stop()
