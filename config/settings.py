@@ -154,10 +154,10 @@ else:
     _default_db["ENGINE"] = "django.db.backends.postgresql"
     # Under ASGI each request may run on another thread: persistent connections
     # (CONN_MAX_AGE) leak there, psycopg's pool does not.
+    # The URL's query (sslmode, application_name, …) is in OPTIONS already: add to it.
+    _options = cast(dict[str, object], _default_db.setdefault("OPTIONS", {}))
     if DATABASE_POOL:
-        _default_db["OPTIONS"] = {
-            "pool": {"min_size": 1, "max_size": DATABASE_POOL_MAX, "timeout": 10}
-        }
+        _options["pool"] = {"min_size": 1, "max_size": DATABASE_POOL_MAX, "timeout": 10}
     if DATABASE_PREPARED:
         # Parameters travel apart from the SQL, and a statement a connection runs a second
         # time is prepared on the server: PostgreSQL parses and plans it once per
@@ -165,9 +165,8 @@ else:
         # parsing and planning the same few dozen statements, measured). Off behind a
         # pooler that cannot keep prepared statements (PgBouncer in transaction mode
         # before 1.21).
-        options = cast(dict[str, object], _default_db.setdefault("OPTIONS", {}))
-        options["server_side_binding"] = True
-        options["prepare_threshold"] = 2
+        _options["server_side_binding"] = True
+        _options["prepare_threshold"] = 2
     _default_db["TEST"] = {"NAME": env_str("TEST_DATABASE_NAME") or None}
 DATABASES = {"default": _default_db}
 IS_POSTGRES = _default_db["ENGINE"] == "django.db.backends.postgresql"

@@ -94,6 +94,22 @@ def test_production_variables_select_postgres_redis_celery_and_openai() -> None:
     ]
 
 
+def test_the_database_urls_options_are_kept_beside_the_pool() -> None:
+    """sslmode and the like in DATABASE_URL's query reach the connection, pool or not."""
+    code = (
+        "import django, json; django.setup(); from django.conf import settings as s; "
+        "print(json.dumps(s.DATABASES['default']['OPTIONS'], sort_keys=True))"
+    )
+    url = "postgres://office@127.0.0.1:5432/office?sslmode=require&application_name=web"
+    for pool in ("1", "0"):
+        result = _run(code, **{**PRODUCTION, "DATABASE_URL": url, "DATABASE_POOL": pool})
+        assert result.returncode == 0, result.stderr
+        options = json.loads(result.stdout)
+        assert options["sslmode"] == "require"
+        assert options["application_name"] == "web"
+        assert ("pool" in options) == (pool == "1")
+
+
 def test_a_sqlite_url_is_accepted(tmp_path: Path) -> None:
     result = _run(
         "import django; django.setup(); from django.conf import settings as s; "
