@@ -499,6 +499,9 @@ def _stream_events(
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    # The listen backlog: socketserver's default of 5 refuses a burst of new connections (64
+    # replies reaching the model at once), where a real model server queues them.
+    request_queue_size = 1024
     # A handler stuck in a Hang must not make stop() wait for it.
     block_on_close = False
 

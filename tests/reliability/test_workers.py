@@ -86,14 +86,18 @@ class Proc:
         )
         threading.Thread(target=self._read, daemon=True).start()
         if ready:
-            _wait(
-                lambda: (
-                    any(ready in line for line in self.lines) or self.process.poll() is not None
-                ),
-                60,
-                f"{args[0]} to start",
-            )
-            assert self.process.poll() is None, "\n".join(self.lines[-30:])
+            try:
+                _wait(
+                    lambda: (
+                        any(ready in line for line in self.lines) or self.process.poll() is not None
+                    ),
+                    60,
+                    f"{args[0]} to start",
+                )
+                assert self.process.poll() is None, "\n".join(self.lines[-30:])
+            except AssertionError:
+                self.kill()  # nothing left running for the tests after this one
+                raise
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -147,14 +151,20 @@ class Workers:
         self.env = env
         self.background_extra = list(background_extra)
         self.procs: dict[str, Proc] = {}
-        for lane in (REPLIES, BACKGROUND):
-            self.start(lane)
+        try:
+            for lane in (REPLIES, BACKGROUND):
+                self.start(lane)
+        except AssertionError:
+            self.stop()
+            raise
 
     def start(self, lane: str) -> None:
         extra = self.background_extra if lane == BACKGROUND else []
         proc = self.procs[lane] = Proc([*_deployed(lane), *extra], self.env, ready="ready.")
         # Celery's banner: the pool that runs the tasks.
-        assert any("(thread)" in line for line in proc.lines), "\n".join(proc.lines[:30])
+        if not any("(thread)" in line for line in proc.lines):
+            self.stop()  # no worker left behind to take the next test's tasks
+            raise AssertionError("\n".join(proc.lines[:30]))
 
     def kill(self, lane: str) -> None:
         """SIGKILL: the worker vanishes with whatever it was doing."""
@@ -208,6 +218,54 @@ def test_a_worker_killed_mid_reply_loses_nothing_and_the_work_completes(
         assert replies.count() == 1 and replies[0].text.startswith("Echo:")
     finally:
         workers.stop()
+
+
+def _connections_named(name: str) -> int:
+    """Connections to the test database whose application_name is `name`."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND application_name = %s",
+            [name],
+        )
+        return int(cursor.fetchone()[0])
+
+
+def test_64_replies_wait_for_the_model_at_once_on_a_replies_worker_with_4_connections(
+    fake_openai: FakeOpenAI, celery_mode: None, settings: Any
+) -> None:
+    """The replies worker as deployed (64 threads) with a pool of 4 connections: every
+    reply lets its connection go while the model thinks, so all 64 are at the model at
+    one moment, and the worker never has more than its 4 connections."""
+    settings.INSTRUCTION_RATE_LIMIT = 0
+    pool_max, streams = 4, 64
+    fake_openai.default_delay = 3.0
+    env = _env(fake_openai, settings.REDIS_URL, DATABASE_POOL_MAX=str(pool_max))
+    env["DATABASE_URL"] += "?application_name=replies-worker"
+    replies = Proc(_deployed(REPLIES), env, ready="ready.")
+    try:
+        channel = dm_channel(make_office(make_user()))
+        missions = [
+            instruction_accept(channel=channel, text=f"업무 {n}: report {n}").mission
+            for n in range(streams)
+        ]
+        peak = 0
+
+        def all_done() -> bool:
+            nonlocal peak
+            peak = max(peak, _connections_named("replies-worker"))
+            done = Mission.objects.filter(pk__in=[m.pk for m in missions], status="done")
+            return done.count() == streams
+
+        _wait(all_done, 90, "the 64 replies")
+        assert 0 < peak <= pool_max
+        requests = [r for r in fake_openai.requests if r.body.get("stream")]
+        assert len(requests) == streams
+        # Every request had arrived before the first answer went out.
+        answered = [r.answered_at for r in requests if r.answered_at is not None]
+        assert max(r.received_at for r in requests) < min(answered)
+    finally:
+        replies.stop()
 
 
 def test_the_sweeper_requeues_a_mission_whose_worker_never_came_back(
