@@ -35,7 +35,10 @@ _JOINER = re.compile(
 )
 _LEAD = re.compile(r"^[\s,;:\-–—]+")
 _BULLET = re.compile(r"^\s*[-*•]\s*")
-MEETING_PREFIX = re.compile(r"^\s*(?:/meeting\b|meeting notes\b)", re.IGNORECASE)
+# Meeting notes, in English or Korean ("회의록", "회의 노트", "회의 메모").
+MEETING_PREFIX = re.compile(
+    r"^\s*(?:/meeting\b|meeting notes\b|회의록|회의\s*(?:노트|메모))", re.IGNORECASE
+)
 
 SOURCE_FOR_KIND = {
     ChannelKind.DM: MissionSource.DM,

@@ -72,6 +72,22 @@ def test_follow_ups_up_to_the_cap_each_become_a_mission(
     assert Mission.objects.filter(source="meeting_followup").count() == 3
 
 
+@pytest.mark.parametrize(
+    ("heading", "followups"),
+    [("회의록", 2), ("회의 노트 (12월 4일)", 2), ("/meeting", 2), ("회의가 끝났어요", 0)],
+)
+def test_korean_meeting_notes_start_follow_ups_too(
+    owner: Any, client: Client, heading: str, followups: int
+) -> None:
+    project = channel_of(owner.offices.get(), "project")
+    text = f"{heading}\n- @Iris: 발표 자료 준비\n- @Mara 예산 초안 정리"
+    assert _post(client, project.pk, text).status_code == 202
+    made = Mission.objects.filter(source="meeting_followup")
+    assert sorted((m.assignee.name, m.instruction) for m in made) == sorted(
+        [("Iris", "발표 자료 준비"), ("Mara", "예산 초안 정리")][:followups]
+    )
+
+
 def test_every_follow_up_counts_against_the_rate_limit(
     owner: Any, client: Client, settings: Any, fixed_window: None
 ) -> None:

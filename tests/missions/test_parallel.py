@@ -16,7 +16,7 @@ from missions.intake import instruction_accept
 from missions.models import Mission, MissionStatus
 from office.models import ChannelKind
 from tests.factories import channel_of, dm_channel, make_office
-from tests.fake_openai import FakeOpenAI
+from tests.fake_openai import FakeOpenAI, last_user_text
 from tests.threads import Gauge
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
@@ -52,6 +52,38 @@ def test_delegated_missions_run_at_the_same_time(
     # The three were being answered at one moment: each arrived before any was answered.
     assert max(r.received_at for r in delegates) < min(r.answered_at or 0 for r in delegates)
     assert synthesis.received_at >= max(r.answered_at or 0 for r in delegates)
+
+
+@pytest.mark.parametrize("heading", ["Meeting notes", "회의록"])
+def test_meeting_follow_ups_run_at_the_same_time(
+    fake_openai: FakeOpenAI, embedded: None, heading: str
+) -> None:
+    model = fake_openai
+    model.default_delay = 1.0
+    set_provider_override(model.provider(timeout=10.0))
+    tasks = {
+        "Mara": "예산 초안을 금요일까지 정리",
+        "Theo": "draft the launch timeline",
+        "Iris": "발표 자료 준비",
+    }
+    notes = heading + "\n" + "\n".join(f"- @{name}: {task}" for name, task in tasks.items())
+    try:
+        project = channel_of(make_office(), ChannelKind.PROJECT)
+        accepted = instruction_accept(channel=project, text=notes)
+        wait_for_background_tasks(timeout=60)
+    finally:
+        set_provider_override(None)
+    followups = Mission.objects.filter(parent=accepted.mission, source="meeting_followup")
+    assert sorted(m.assignee.name for m in followups) == ["Iris", "Mara", "Theo"]
+    assert all(m.status == MissionStatus.DONE for m in followups)
+    streams = [r for r in model.requests if r.body.get("stream")]
+    # A follow-up's request names its own task; the notes' own reply names all three.
+    asked = [
+        r for r in streams if sum(t in last_user_text(r.messages) for t in tasks.values()) == 1
+    ]
+    assert len(asked) == 3
+    # The three were being answered at one moment: each arrived before any was answered.
+    assert max(r.received_at for r in asked) < min(r.answered_at or 0 for r in asked)
 
 
 class _Gate:
