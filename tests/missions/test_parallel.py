@@ -16,7 +16,7 @@ from missions.intake import instruction_accept
 from missions.models import Mission, MissionStatus
 from office.models import ChannelKind
 from tests.factories import channel_of, dm_channel, make_office
-from tests.fake_openai import FakeOpenAI, last_user_text
+from tests.fake_openai import FakeOpenAI, RecordedRequest, last_user_text
 from tests.threads import Gauge
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
@@ -27,30 +27,40 @@ def embedded(settings: Any) -> None:
     settings.TASK_RUNNER = "thread"
 
 
-def test_delegated_missions_run_at_the_same_time(
-    fake_openai: FakeOpenAI, embedded: None, settings: Any
-) -> None:
-    model = fake_openai
-    model.default_delay = 1.0  # every answer takes a second
+def _sent_to_a_slow_model(model: FakeOpenAI, kind: str, text: str) -> Mission:
+    """`text` sent in the office's channel of `kind`, every answer taking a second; its
+    mission once every task it started has ended."""
+    model.default_delay = 1.0
     set_provider_override(model.provider(timeout=10.0))
     try:
-        master = channel_of(make_office(), ChannelKind.MASTER)
-        accepted = instruction_accept(
-            channel=master, text="@Mara @Theo @Iris each draft your part of the spring launch."
-        )
+        channel = channel_of(make_office(), kind)
+        accepted = instruction_accept(channel=channel, text=text)
         wait_for_background_tasks(timeout=60)
     finally:
         set_provider_override(None)
-    children = Mission.objects.filter(parent=accepted.mission, source="delegation")
+    return accepted.mission
+
+
+def _at_the_model_at_once(requests: list[RecordedRequest]) -> bool:
+    """Whether every request arrived before any was answered."""
+    return max(r.received_at for r in requests) < min(r.answered_at or 0 for r in requests)
+
+
+def test_delegated_missions_run_at_the_same_time(fake_openai: FakeOpenAI, embedded: None) -> None:
+    master = _sent_to_a_slow_model(
+        fake_openai,
+        ChannelKind.MASTER,
+        "@Mara @Theo @Iris each draft your part of the spring launch.",
+    )
+    children = Mission.objects.filter(parent=master, source="delegation")
     assert sorted(c.assignee.name for c in children) == ["Iris", "Mara", "Theo"]
     assert all(c.status == MissionStatus.DONE for c in children)
-    replies = [r for r in model.requests if r.body.get("stream")]
+    replies = [r for r in fake_openai.requests if r.body.get("stream")]
     # Three delegates, then the chief of staff's one synthesis (named people: the plan
     # needed no model call).
     assert len(replies) == 4
     delegates, synthesis = replies[:3], replies[3]
-    # The three were being answered at one moment: each arrived before any was answered.
-    assert max(r.received_at for r in delegates) < min(r.answered_at or 0 for r in delegates)
+    assert _at_the_model_at_once(delegates)
     assert synthesis.received_at >= max(r.answered_at or 0 for r in delegates)
 
 
@@ -58,32 +68,23 @@ def test_delegated_missions_run_at_the_same_time(
 def test_meeting_follow_ups_run_at_the_same_time(
     fake_openai: FakeOpenAI, embedded: None, heading: str
 ) -> None:
-    model = fake_openai
-    model.default_delay = 1.0
-    set_provider_override(model.provider(timeout=10.0))
     tasks = {
         "Mara": "예산 초안을 금요일까지 정리",
         "Theo": "draft the launch timeline",
         "Iris": "발표 자료 준비",
     }
     notes = heading + "\n" + "\n".join(f"- @{name}: {task}" for name, task in tasks.items())
-    try:
-        project = channel_of(make_office(), ChannelKind.PROJECT)
-        accepted = instruction_accept(channel=project, text=notes)
-        wait_for_background_tasks(timeout=60)
-    finally:
-        set_provider_override(None)
-    followups = Mission.objects.filter(parent=accepted.mission, source="meeting_followup")
+    meeting = _sent_to_a_slow_model(fake_openai, ChannelKind.PROJECT, notes)
+    followups = Mission.objects.filter(parent=meeting, source="meeting_followup")
     assert sorted(m.assignee.name for m in followups) == ["Iris", "Mara", "Theo"]
     assert all(m.status == MissionStatus.DONE for m in followups)
-    streams = [r for r in model.requests if r.body.get("stream")]
+    streams = [r for r in fake_openai.requests if r.body.get("stream")]
     # A follow-up's request names its own task; the notes' own reply names all three.
     asked = [
         r for r in streams if sum(t in last_user_text(r.messages) for t in tasks.values()) == 1
     ]
     assert len(asked) == 3
-    # The three were being answered at one moment: each arrived before any was answered.
-    assert max(r.received_at for r in asked) < min(r.answered_at or 0 for r in asked)
+    assert _at_the_model_at_once(asked)
 
 
 class _Gate:
