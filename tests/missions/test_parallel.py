@@ -28,9 +28,11 @@ def embedded(settings: Any) -> None:
 
 
 def _sent_to_a_slow_model(model: FakeOpenAI, kind: str, text: str) -> Mission:
-    """`text` sent in the office's channel of `kind`, every answer taking a second; its
-    mission once every task it started has ended."""
-    model.default_delay = 1.0
+    """`text` sent in the office's channel of `kind`, every answer taking 3 s; its mission
+    once every task it started has ended. (One reply's context may take a second or more on
+    a loaded machine, the first Korean text of a process loading the analyser: the model's
+    time is what keeps "at once" apart from "one after another".)"""
+    model.default_delay = 3.0
     set_provider_override(model.provider(timeout=10.0))
     try:
         channel = channel_of(make_office(), kind)
