@@ -5,13 +5,17 @@ Every section stays within its budget."""
 
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 from django.conf import settings
-from django.utils import timezone
 
+from context.lines import (
+    PENDING_LINE_CHARS,
+    PENDING_NEWEST_CHARS,
+    PENDING_RANGE_CHARS,
+    PENDING_TITLE,
+    mission_header,
+)
 from context.loading import (
     HISTORY_MIN_CHARS,
     Brief,
@@ -27,12 +31,6 @@ from summaries.render import Ref, ref_label
 
 # A mission in the detail window never shrinks below its header and this much text.
 DETAIL_MIN_BODY = 120
-# Digest lines of pending missions; the newest gets more.
-PENDING_LINE_CHARS = 100
-PENDING_NEWEST_CHARS = 400
-PENDING_TITLE = "## Missions being folded into the summary (digests; ask to recall any of them)"
-# Room kept for the line that names the pending missions not listed, as one range.
-PENDING_RANGE_CHARS = 80
 RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted as data)"
 RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
@@ -99,15 +97,6 @@ class AssembledContext:
             "envelope": self.envelope,
             "messages": self.messages,
         }
-
-
-def stamp(at: datetime) -> str:
-    return timezone.localtime(at).strftime("%Y-%m-%d %H:%M %Z")
-
-
-def mission_header(seq: int, at: datetime, session_number: int | None = None) -> str:
-    where = f"session {session_number}, " if session_number is not None else ""
-    return f"[{where}mission #{seq} · {stamp(at)}]"
 
 
 def trim_middle(text: str, limit: int, *, label: str) -> str:
@@ -213,24 +202,6 @@ def _summary_section(summary_text: str, *, carried_from: int | None, refs: list[
 def _digest(mission: PendingMission, limit: int) -> str:
     text = " ".join(f"{mission.instruction} → {mission.reply}".split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-@cache
-def pending_capacity(budget: int) -> int:
-    """How many missions the pending section lists one by one within `budget` when every
-    line is at its widest (a 4-digit session, a 7-digit seq, a 6-letter time zone); more
-    would push the oldest into one range line. A fold is due before that (context.window).
-    At least 1."""
-    widest_header = len(mission_header(9_999_999, datetime(2000, 1, 1, tzinfo=UTC), 9_999))
-    widest_header += max(0, 6 - len(stamp(datetime(2000, 1, 1, tzinfo=UTC)).rsplit(" ", 1)[-1]))
-    used, listed = len(PENDING_TITLE), 0
-    while True:
-        width = PENDING_NEWEST_CHARS if listed == 0 else PENDING_LINE_CHARS
-        line = len("- ") + widest_header + len(" ") + width
-        if used + 1 + line + PENDING_RANGE_CHARS > budget:
-            return max(listed, 1)
-        used += 1 + line
-        listed += 1
 
 
 def _pending_section(missions: list[PendingMission], session_number: int | None) -> Section:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from config.prepared import prepared
+from context.lines import pending_capacity
 from missions.models import Mission, MissionStatus
 from sessions.models import ChatSession
 
@@ -60,9 +61,6 @@ def fold_due(*, waiting: int) -> bool:
     is under way before the oldest of them would shrink to a range line. Folding in batches
     keeps the summary message byte-identical between folds, so provider prompt caches keep
     hitting."""
-    # Imported here: the rendering imports the loading, which imports this module.
-    from context.rendering import pending_capacity
-
     return waiting >= min(settings.FOLD_BATCH, pending_capacity(settings.PENDING_BUDGET_CHARS))
 
 

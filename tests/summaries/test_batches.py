@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from context.lines import pending_capacity
 from context.loading import PendingMission
-from context.rendering import _pending_section, pending_capacity
+from context.rendering import _pending_section
 from missions.models import MissionStatus
 from sessions.models import ChatSession
 from summaries import services

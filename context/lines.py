@@ -1,0 +1,43 @@
+"""How a mission is named in a line of the prompt (its header: seq, session, date and
+time), and the pending section's digest lines: their widths, and how many fit under the
+section's cap. The rendering (context.rendering) writes them; the fold's trigger
+(context.window.fold_due) counts them."""
+
+from datetime import UTC, datetime
+from functools import cache
+
+from django.utils import timezone
+
+# Digest lines of pending missions; the newest gets more.
+PENDING_LINE_CHARS = 100
+PENDING_NEWEST_CHARS = 400
+PENDING_TITLE = "## Missions being folded into the summary (digests; ask to recall any of them)"
+# Room kept for the line that names the pending missions not listed, as one range.
+PENDING_RANGE_CHARS = 80
+
+
+def stamp(at: datetime) -> str:
+    return timezone.localtime(at).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def mission_header(seq: int, at: datetime, session_number: int | None = None) -> str:
+    where = f"session {session_number}, " if session_number is not None else ""
+    return f"[{where}mission #{seq} · {stamp(at)}]"
+
+
+@cache
+def pending_capacity(budget: int) -> int:
+    """How many missions the pending section lists one by one within `budget` when every
+    line is at its widest (a 4-digit session, a 7-digit seq, a 6-letter time zone); more
+    would push the oldest into one range line. A fold is due before that. At least 1."""
+    sample = datetime(2000, 1, 1, tzinfo=UTC)
+    widest_header = len(mission_header(9_999_999, sample, 9_999))
+    widest_header += max(0, 6 - len(stamp(sample).rsplit(" ", 1)[-1]))
+    used, listed = len(PENDING_TITLE), 0
+    while True:
+        width = PENDING_NEWEST_CHARS if listed == 0 else PENDING_LINE_CHARS
+        line = len("- ") + widest_header + len(" ") + width
+        if used + 1 + line + PENDING_RANGE_CHARS > budget:
+            return max(listed, 1)
+        used += 1 + line
+        listed += 1
