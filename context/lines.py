@@ -16,6 +16,17 @@ PENDING_TITLE = "## Missions being folded into the summary (digests; ask to reca
 PENDING_RANGE_CHARS = 80
 
 
+def digest_width(index: int) -> int:
+    """The digest's width on pending line `index`, newest first."""
+    return PENDING_NEWEST_CHARS if index == 0 else PENDING_LINE_CHARS
+
+
+def line_fits(used: int, line: int, *, more: bool, budget: int) -> bool:
+    """Whether a pending line of `line` chars fits after `used` within `budget`, keeping
+    room for the range line when `more` missions follow it."""
+    return used + 1 + line + (PENDING_RANGE_CHARS if more else 0) <= budget
+
+
 def stamp(at: datetime) -> str:
     return timezone.localtime(at).strftime("%Y-%m-%d %H:%M %Z")
 
@@ -35,9 +46,8 @@ def pending_capacity(budget: int) -> int:
     widest_header += max(0, 6 - len(stamp(sample).rsplit(" ", 1)[-1]))
     used, listed = len(PENDING_TITLE), 0
     while True:
-        width = PENDING_NEWEST_CHARS if listed == 0 else PENDING_LINE_CHARS
-        line = len("- ") + widest_header + len(" ") + width
-        if used + 1 + line + PENDING_RANGE_CHARS > budget:
+        line = len("- ") + widest_header + len(" ") + digest_width(listed)
+        if not line_fits(used, line, more=True, budget=budget):
             return max(listed, 1)
         used += 1 + line
         listed += 1

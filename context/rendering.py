@@ -9,13 +9,7 @@ from typing import Any
 
 from django.conf import settings
 
-from context.lines import (
-    PENDING_LINE_CHARS,
-    PENDING_NEWEST_CHARS,
-    PENDING_RANGE_CHARS,
-    PENDING_TITLE,
-    mission_header,
-)
+from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
     HISTORY_MIN_CHARS,
     Brief,
@@ -217,11 +211,8 @@ def _pending_section(missions: list[PendingMission], session_number: int | None)
     listed = 0
     for index, mission in enumerate(newest_first):
         header = mission_header(mission.seq, mission.at, session_number)
-        width = PENDING_NEWEST_CHARS if index == 0 else PENDING_LINE_CHARS
-        line = f"- {header} {_digest(mission, width)}"
-        rest = newest_first[index + 1 :]
-        reserve = PENDING_RANGE_CHARS if rest else 0
-        if used + 1 + len(line) + reserve > budget:
+        line = f"- {header} {_digest(mission, digest_width(index))}"
+        if not line_fits(used, len(line), more=index + 1 < len(newest_first), budget=budget):
             break
         lines.append(line)
         used += 1 + len(line)

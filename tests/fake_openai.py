@@ -157,6 +157,12 @@ class _State:
             }
 
 
+def served_at_once(requests: list[RecordedRequest]) -> bool:
+    """Whether every request arrived before any was answered: all were at the model at one
+    moment."""
+    return max(r.received_at for r in requests) < min(r.answered_at or 0 for r in requests)
+
+
 def last_user_text(messages: list[dict[str, Any]]) -> str:
     for message in reversed(messages):
         if message.get("role") == "user":

@@ -16,7 +16,7 @@ from missions.intake import instruction_accept
 from missions.models import Mission, MissionStatus
 from office.models import ChannelKind
 from tests.factories import channel_of, dm_channel, make_office
-from tests.fake_openai import FakeOpenAI, RecordedRequest, last_user_text
+from tests.fake_openai import FakeOpenAI, last_user_text, served_at_once
 from tests.threads import Gauge
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
@@ -43,11 +43,6 @@ def _sent_to_a_slow_model(model: FakeOpenAI, kind: str, text: str) -> Mission:
     return accepted.mission
 
 
-def _at_the_model_at_once(requests: list[RecordedRequest]) -> bool:
-    """Whether every request arrived before any was answered."""
-    return max(r.received_at for r in requests) < min(r.answered_at or 0 for r in requests)
-
-
 def test_delegated_missions_run_at_the_same_time(fake_openai: FakeOpenAI, embedded: None) -> None:
     master = _sent_to_a_slow_model(
         fake_openai,
@@ -62,7 +57,7 @@ def test_delegated_missions_run_at_the_same_time(fake_openai: FakeOpenAI, embedd
     # needed no model call).
     assert len(replies) == 4
     delegates, synthesis = replies[:3], replies[3]
-    assert _at_the_model_at_once(delegates)
+    assert served_at_once(delegates)
     assert synthesis.received_at >= max(r.answered_at or 0 for r in delegates)
 
 
@@ -86,7 +81,7 @@ def test_meeting_follow_ups_run_at_the_same_time(
         r for r in streams if sum(t in last_user_text(r.messages) for t in tasks.values()) == 1
     ]
     assert len(asked) == 3
-    assert _at_the_model_at_once(asked)
+    assert served_at_once(asked)
 
 
 class _Gate:
