@@ -20,7 +20,9 @@ that the form of a word does not decide whether it is found (DESIGN.md §3, reca
     misses still share terms. Conjugated verbs mostly do not match.
   The index holds terms of one analyser: after changing it, run
   `manage.py reindex_search`.
-- Numbers are kept as they are.
+- Numbers are kept as they are, and every amount, date and percentage also gives its
+  value as a term (language.values): "80만원" and "800,000원" share "800000", "3월 14일",
+  "3/14" and "삼월 십사일" share "d0314".
 
 `terms()` is what the search index stores (space-separated, in `normalised()`);
 `query_terms()` is what a question is matched by: the same, without stop words."""
@@ -35,6 +37,7 @@ import snowballstemmer
 from django.conf import settings
 
 from language.terms import STOPWORDS
+from language.values import value_terms
 
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
@@ -209,7 +212,7 @@ def _words(text: str) -> Iterator[tuple[str, list[str]]]:
 
 def terms(text: str) -> list[str]:
     """Every normalised term of the text, in order (repeats kept: they weigh in ranking)."""
-    return [term for _, found in _words(text.lower()) for term in found]
+    return [term for _, found in _words(text.lower()) for term in found] + value_terms(text)
 
 
 def normalised(text: str) -> str:
@@ -226,7 +229,8 @@ def query_terms(text: str) -> list[str]:
 
 @lru_cache(maxsize=4_096)
 def _query_terms(analyser_in_use: str, text: str) -> tuple[str, ...]:
-    seen: dict[str, None] = {}
+    # A value the question names is the most precise thing it asks for: its terms first.
+    seen: dict[str, None] = dict.fromkeys(value_terms(text[:_KIWI_CHUNK_CHARS]))
     for word, found in _words(text[:_KIWI_CHUNK_CHARS].lower()):
         if word in STOPWORDS or (len(word) < 2 and word.isascii() and not word.isdigit()):
             continue

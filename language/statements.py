@@ -7,6 +7,8 @@ so a contradiction means the same thing everywhere."""
 import math
 import re
 
+from language.values import MONTH_NAMES
+
 _MONTHS = [
     "january",
     "february",
@@ -495,10 +497,16 @@ _PROPER = re.compile(
     r"(?<![\w.])(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]?|[A-Z][a-z’']+)(?!\w|\.\w)"
 )
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\n•*\-–—(\"“]\s*)$")
-_NOT_NAMES = frozenset(["I", "I'm", "I'll", "I've", "I'd", "OK", "AM", "PM", "TODO", "FYI"])
+# Month and day names are capitalised but are dates (language.values checks those).
+_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+_CALENDAR_WORDS = [name.capitalize() for name in MONTH_NAMES] + _WEEKDAYS
+_NOT_NAMES = frozenset(
+    ["I", "I'm", "I'll", "I've", "I'd", "OK", "AM", "PM", "TODO", "FYI", *_CALENDAR_WORDS]
+)
+# Titles and honorifics that follow a Korean name; each may take 님 ("작가님", "실장님").
 _KO_TITLES = (
-    "님|씨|대표|대표님|팀장|팀장님|매니저|부장|과장|차장|실장|이사|사원|주임|디자이너|개발자|"
-    "선생님|교수|박사|작가|기자"
+    "님|씨|군|양|대표|사장|팀장|매니저|부장|과장|차장|실장|이사|상무|전무|사원|주임|대리|"
+    "디자이너|개발자|마케터|선생|교수|박사|작가|기자|변호사|세무사|회계사|원장|감독|PD|피디"
 )
 # A Korean name: a common surname and a two-syllable given name, before a title.
 _KO_SURNAMES = (
@@ -506,8 +514,9 @@ _KO_SURNAMES = (
     "차주우구민진나지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국"
 )
 _KO_NAME = re.compile(
-    rf"(?<![가-힣])([{_KO_SURNAMES}][가-힣]{{2}})\s?(?:{_KO_TITLES})"
-    r"(?=$|[^가-힣]|이|은|는|을|를|과|와|의|에게|께|한테|도|께서)"
+    rf"(?<![가-힣])([{_KO_SURNAMES}][가-힣]{{2}})\s?(?:{_KO_TITLES})(?:님)?"
+    r"(?=$|[^가-힣]|이|가|은|는|을|를|과|와|의|에게|에|께|한테|도|께서|랑|하고|만|로|으로|부터|까지"
+    r"|요|예요|이에요|입니다|였|이었|죠)"
 )
 _MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+\b\]?")
 

@@ -3,7 +3,8 @@
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
-from language.statements import conflicts, names_in, normalize, numbers_in, subject_of
+from language.statements import conflicts, names_in, normalize, subject_of
+from language.values import unsupported
 from summaries.render import Ref, item_refs, ref_label, render_summary, state_refs
 from summaries.schemas import FoldMission, SummaryItem, SummaryState
 
@@ -25,10 +26,11 @@ def _labels(refs: set[Ref]) -> str:
 
 
 def unsupported_values(text: str, source: str) -> list[str]:
-    """The numbers, dates, amounts and names of `text` that `source` does not contain."""
-    source_numbers = numbers_in(source)
+    """The numbers, dates, amounts and names of `text` that `source` does not state: values
+    compared as values (language.values: "3월 4일" is not 3월 14일, "29,900달러" is not
+    29,900원), names as words of the source."""
     lowered = source.lower()
-    missing = sorted(n for n in numbers_in(text) if n not in source_numbers)
+    missing = unsupported(text, source)
     missing += sorted(name for name in names_in(text) if name not in lowered)
     return missing
 

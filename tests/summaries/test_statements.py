@@ -127,3 +127,12 @@ def test_values_are_compared_whole() -> None:
         "a.b@c.io",
     }
     assert names_in("한국 매니저는 김서연 님이고 한국 예산은 800만 원") == {"김서연"}
+
+
+def test_korean_names_with_titles_and_honorifics_are_names() -> None:
+    text = (
+        "표지는 김서연 작가님, 교정은 박지훈 실장님, 색은 이하나 디자이너님, "
+        "계약은 최민수 대표가 해요"
+    )
+    assert names_in(text) == {"김서연", "박지훈", "이하나", "최민수"}
+    assert names_in("정리는 한지민씨가, 검토는 오세훈 과장님이") == {"한지민", "오세훈"}

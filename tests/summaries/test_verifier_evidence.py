@@ -243,3 +243,40 @@ def test_a_corrected_second_attempt_is_accepted() -> None:
         session_number=None,
     )
     assert (producer, report.ok, state.facts[0].text) == ("scripted", True, "Price: $29/month")
+
+
+@pytest.mark.parametrize(
+    ("said", "claimed", "wrong"),
+    [
+        pytest.param("출시는 3월 14일, 인원은 4명이에요.", "출시는 3월 4일", "03-04", id="ko-date"),
+        pytest.param("샘플은 3천 원, 3개 보내요.", "샘플은 3만 원", "30000 KRW", id="ko-man"),
+        pytest.param("가격은 29,900원이에요.", "가격은 29,900달러", "29900 USD", id="ko-unit"),
+        pytest.param("가격은 19,900원이에요.", "이만구천구백원", "29900 KRW", id="ko-hangul"),
+        pytest.param("Launch: March 14, for 4 people.", "Launch: March 4", "03-04", id="en-date"),
+        pytest.param(
+            "표지는 이하나 작가님이 맡아요.", "표지: 김서연 작가님", "김서연", id="ko-title"
+        ),
+    ],
+)
+def test_it_checks_values_as_values_not_as_loose_digits(
+    said: str, claimed: str, wrong: str
+) -> None:
+    missions = [_mission(1, said)]
+    report = _verify(SummaryState(facts=[SummaryItem(text=claimed, missions=[1])]), missions)
+    assert report.checks["evidence"] is False
+    assert wrong in " ".join(report.findings)
+
+
+@pytest.mark.parametrize(
+    ("said", "claimed"),
+    [
+        pytest.param("월 광고 예산은 800,000원이에요.", "월 광고 예산 80만원", id="ko-man"),
+        pytest.param("매출은 1240만원.", "매출 1,240만원", id="ko-comma"),
+        pytest.param("출시는 삼월 십사일이에요.", "출시 3/14", id="ko-hangul-date"),
+        pytest.param("Kickoff on 2026-03-14.", "Kickoff on March 14", id="en-date"),
+        pytest.param("표지는 김서연 작가님이 맡아요.", "표지: 김서연 작가", id="ko-title"),
+    ],
+)
+def test_a_value_written_another_way_is_evidence(said: str, claimed: str) -> None:
+    missions = [_mission(1, said)]
+    assert _verify(SummaryState(facts=[SummaryItem(text=claimed, missions=[1])]), missions).ok

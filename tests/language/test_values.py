@@ -1,0 +1,91 @@
+"""Values as values (language/values.py): an amount, a date or a percentage written in
+different ways reads as one value, in English and Korean; words that look like Hangul
+numerals are not values."""
+
+import pytest
+
+from language.values import parse_number, unsupported, value_terms, values_in
+
+
+def _labels(text: str) -> list[str]:
+    return sorted(v.label() for v in values_in(text))
+
+
+@pytest.mark.parametrize(
+    ("forms", "label"),
+    [
+        (["29,900", "29900"], "29900"),
+        (
+            ["29,900원", "29900원", "이만구천구백원", "2만 9천9백원", "₩29,900", "29,900 KRW"],
+            "29900 KRW",
+        ),
+        (["80만원", "800,000원", "80만 원", "팔십만원"], "800000 KRW"),
+        (["1240만원", "1,240만원", "12,400,000원"], "12400000 KRW"),
+        (["1억 2천만원", "120,000,000원"], "120000000 KRW"),
+        (["$1,240", "1240 dollars", "1,240달러", "1240 USD"], "1240 USD"),
+        (["$1.5 million", "$1,500,000"], "1500000 USD"),
+        (["3월 14일", "3/14", "03-14", "삼월 십사일", "March 14", "Mar 14th", "14 March"], "03-14"),
+        (["2026년 3월 14일", "2026-03-14", "March 14, 2026", "3/14/2026"], "2026-03-14"),
+        (["유월 십일", "6월 10일", "June 10"], "06-10"),
+        (["15%", "15 퍼센트", "십오 퍼센트", "15 percent"], "15%"),
+        (["1.5%", "1.5 percent"], "1.5%"),
+    ],
+)
+def test_every_form_of_a_value_reads_as_one_value(forms: list[str], label: str) -> None:
+    for form in forms:
+        assert _labels(form) == [label], form
+    assert len({tuple(value_terms(form)) for form in forms}) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["천천히 하자", "이천에서 만나요", "팀의 일원으로", "구원 투수", "만약에", "이번 달은 바빠요"],
+)
+def test_words_that_look_like_hangul_numerals_are_not_values(text: str) -> None:
+    assert values_in(text) == set()
+
+
+def test_a_day_without_a_month_is_a_number_not_a_date() -> None:
+    assert _labels("매월 15일에 정산해요") == ["15"]
+    assert _labels("see #12 for 2 items") == ["2"]  # mission pointers are not values
+
+
+def test_numbers_compose_the_korean_way() -> None:
+    assert parse_number("1,240만") == 12_400_000
+    assert parse_number("이만구천구백") == 29_900
+    assert parse_number("3만 5천") == 35_000
+    assert parse_number("십사") == 14
+    assert parse_number("1 2") is None
+
+
+@pytest.mark.parametrize(
+    ("claimed", "source", "missing"),
+    [
+        ("3월 4일", "출시는 3월 14일, 인원은 4명", ["03-04"]),
+        ("3만 원", "샘플은 3천 원, 3개 보내요", ["30000 KRW"]),
+        ("29,900달러", "가격은 29,900원", ["29900 USD"]),
+        ("이만구천구백원", "가격은 19,900원", ["29900 KRW"]),
+        ("March 4", "Launch on March 14 with 4 people", ["03-04"]),
+        ("20%", "We give 2 codes at 10% off", ["20%"]),
+        ("2027-03-14", "Launch on 2026-03-14", ["2027-03-14"]),
+    ],
+)
+def test_a_value_is_unsupported_unless_the_source_states_that_value(
+    claimed: str, source: str, missing: list[str]
+) -> None:
+    assert unsupported(claimed, source) == missing
+
+
+@pytest.mark.parametrize(
+    ("claimed", "source"),
+    [
+        ("80만원", "월 광고 예산은 800,000원"),
+        ("1,240만원", "매출 1240만원"),
+        ("3/14", "출시는 삼월 십사일"),
+        ("March 14", "출시는 2026년 3월 14일"),
+        ("29900원", "가격 29,900"),
+        ("14", "출시는 3월 14일"),
+    ],
+)
+def test_the_same_value_written_otherwise_is_supported(claimed: str, source: str) -> None:
+    assert unsupported(claimed, source) == []
