@@ -7,7 +7,7 @@ so a contradiction means the same thing everywhere."""
 import math
 import re
 
-from language.values import MONTH_NAMES
+from language.values import MONTH_NAMES, values_in
 
 _MONTHS = [
     "january",
@@ -266,6 +266,60 @@ _REVERSAL = re.compile(
     r"더 이상|말고|아니라|아니고|(?:으로|로) 수정|연기|미루|미뤄|뒤집",
     re.IGNORECASE,
 )
+# Words of changing, not of what is changed ("move", "off", "instead"): never a new value.
+_REVERSAL_WORDS = frozenset(
+    [
+        "instead",
+        "longer",
+        "switch",
+        "switched",
+        "switching",
+        "change",
+        "changed",
+        "changing",
+        "rather",
+        "actually",
+        "scrap",
+        "scrapped",
+        "cancel",
+        "cancelled",
+        "canceled",
+        "reverse",
+        "reversed",
+        "replace",
+        "replaced",
+        "replacing",
+        "move",
+        "moved",
+        "moves",
+        "moving",
+        "postpone",
+        "postponed",
+        "drop",
+        "dropped",
+        "dropping",
+        "ditch",
+        "ditched",
+        "now",
+        "more",
+        "off",
+        "away",
+        "out",
+        "stop",
+        "stopped",
+        "take",
+        "taking",
+        "took",
+        "pull",
+        "pulled",
+        "shift",
+        "shifted",
+        "anymore",
+        "we'll",
+        "we're",
+        "let's",
+    ]
+)
 _COPULA = re.compile(r"^(.{2,60}?)\s+(?:is|are|will be|should be|stays|remains|=)\s", re.IGNORECASE)
 _LEAD_IN = re.compile(
     r"^(?:(?:so|ok(?:ay)?|note|also|and|but|update|fyi|please note|change of plan),?:?\s+)*"
@@ -409,10 +463,21 @@ def topic_words(text: str) -> set[str]:
 # --- subjects ----------------------------------------------------------------------------
 
 
+# "Cream for the gift set box", "Navy for our packaging": a value for a named thing.
+_VALUE_FOR = re.compile(
+    r"^(?:let'?s\s+(?:do|go with|use)\s+)?[\w'’ -]{2,30}?\s+for\s+(?:the|our)\s+"
+    r"(?P<s>[\w'’ -]{2,40}?)(?:\s+instead(?:\s+of\s+.+)?)?$",
+    re.IGNORECASE,
+)
+
+
 def _english_subject(clause: str) -> str:
     stripped = _LEAD_IN.sub("", clause.strip(" \t-*•\"'“”"), count=1)
     match = _COPULA.match(stripped)
     if not match:
+        value_for = _VALUE_FOR.match(stripped.rstrip(".!"))
+        if value_for and len(stripped.split()) <= 10:
+            return normalize(value_for.group("s"))
         return ""
     words = [w for w in re.findall(r"[\w'’]+", match.group(1).lower())]
     while words and words[0] in _DETERMINERS:
@@ -578,6 +643,17 @@ _REPLACED = [
     ),
     re.compile(rf"\bno longer\s+(?:use\s+|using\s+|on\s+|with\s+)?{_VALUE}{_VALUE_END}", re.I),
     re.compile(r"\b(?:switch|mov)(?:e|es|ed|ing)?\s+(?:away\s+)?from\s+(?P<v>.+?)\s+to\b", re.I),
+    # "move the ads budget off Reels", "take the launch off Friday", "pull spend out of X"
+    re.compile(
+        rf"\b(?:mov|tak|pull|shift)(?:e|es|ed|ing|s)?\b[^,;.]*?\s(?:off|out of|away from)\s+"
+        rf"(?:of\s+)?(?:the\s+|our\s+)?{_VALUE}{_VALUE_END}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bstop(?:s|ped|ping)?\s+(?:using|running|buying|posting on|doing)\s+(?:the\s+)?"
+        rf"{_VALUE}{_VALUE_END}",
+        re.I,
+    ),
     re.compile(r"\breplac(?:e|es|ed|ing)\s+(?:the\s+)?(?P<v>.+?)\s+with\b", re.I),
     re.compile(r"\bnot\s+(?P<v>\S+)\s+anymore\b", re.I),
     re.compile(r"(?P<v>[^\s,;]+?)(?:을|를)?\s*대신"),
@@ -585,6 +661,8 @@ _REPLACED = [
     re.compile(
         r"(?P<v>[^\s,;]+?)에서\s+\S+?(?:으로|로)\s*(?:변경|바꾸|바꿔|바꿨|전환|옮기|옮겨|이전)"
     ),
+    # "예산을 릴스에서 빼기로", "광고를 릴스에서 내리기로"
+    re.compile(r"(?P<v>[^\s,;]+?)에서\s*(?:\S+\s+)?(?:빼|뺄|뺐|제외|철수|내리|내렸)"),
     re.compile(r"(?P<v>[^\s,;]+?)(?:이|가)?\s*아니라"),
     re.compile(r"(?P<v>[^\s,;]+?)\s*말고"),
 ]
@@ -625,14 +703,37 @@ def same_topic(new: str, old: str) -> bool:
     return overlap >= 1 and overlap / min(len(a), len(b)) >= 0.5
 
 
+def stated_values(text: str) -> set[str]:
+    """What a statement says beyond its subject and its verbs: its topic words, values
+    (amounts, dates, percentages: language.values) and names, comparable across texts."""
+    words = {
+        word
+        for word in content_words(text)
+        if word not in _FILLER
+        and word not in _KO_FILLER
+        and word not in _REVERSAL_WORDS
+        and not word.isdigit()
+        and (_HANGUL.search(word) or len(word) >= 3)
+        and not word.startswith(_KO_DECISION_STEMS)
+    }
+    return words | {v.label() for v in values_in(text)} | names_in(text)
+
+
+def states_a_new_value(new: str, old: str) -> bool:
+    """Whether `new` says something about its subject that `old` does not: "예산을
+    옮기기로" names no value (only the subject and a verb), so it replaces nothing."""
+    subject = set(subject_of(new).split()) | set(subject_of(old).split())
+    return bool(stated_values(new) - stated_values(old) - subject)
+
+
 def conflicts(new: str, old: str) -> bool:
-    """Whether both cannot hold at once: another statement about the same subject, or one
-    that explicitly replaces a value the older one states. Strict (no topic guessing):
-    this is what the verifier calls a contradiction."""
+    """Whether both cannot hold at once: another value for the same subject, or a
+    statement that explicitly replaces a value the older one states. Strict (no topic
+    guessing): this is what the verifier calls a contradiction."""
     if normalize(new) == normalize(old):
         return False
     subject = subject_of(new)
-    if subject and subject == subject_of(old):
+    if subject and subject == subject_of(old) and states_a_new_value(new, old):
         return True
     dropped_by_old = {normalize(v) for v in replaced_values(old)}
     return any(
@@ -643,10 +744,14 @@ def conflicts(new: str, old: str) -> bool:
 
 def supersedes(new: str, old: str) -> bool:
     """Whether a newer statement retires an older one: a conflict, or an explicit change
-    ("instead", "변경", …) of something on the same topic."""
+    ("instead", "변경", …) of something on the same topic that states a new value. A
+    topic match alone never retires an item: "예산을 옮기기로" leaves "월 광고 예산은
+    80만원" alone."""
     if normalize(new) == normalize(old):
         return False
-    return conflicts(new, old) or (reverses(new) and same_topic(new, old))
+    return conflicts(new, old) or (
+        reverses(new) and same_topic(new, old) and states_a_new_value(new, old)
+    )
 
 
 def rarity(words: list[str], document_frequency: dict[str, int], documents: int) -> float:

@@ -162,18 +162,14 @@ def memory_item_supersede(
     return new
 
 
-# Kinds that state how things are: a decision can retire a fact and the other way round
-# ("the brand color is coral", then "we decided to drop coral; the brand color is now
-# teal"). Rules and preferences only replace their own kind.
-_STATEMENT_KINDS = frozenset([MemoryKind.FACT, MemoryKind.DECISION])
-
-
-def _replaces(*, new: str, new_kind: str, old: MemoryItem) -> bool:
+def _replaces(*, new: str, old: MemoryItem) -> bool:
     """A newer statement about the same subject with another value, one that names the
     value it drops ("instead of Fly.io", "코랄 대신"), or an explicit change of the same
-    topic: the rule the rolling summary uses too (language/statements.py)."""
-    same_kind = old.kind == new_kind or {old.kind, new_kind} <= _STATEMENT_KINDS
-    return same_kind and supersedes(new, old.text)
+    topic with a new value: the rule the rolling summary uses too
+    (language/statements.py). Whatever kind holds the old value (fact, decision, rule,
+    preference), a reversal retires it: "the box is navy now" retires the preference
+    "cream for the gift set box"."""
+    return supersedes(new, old.text)
 
 
 @transaction.atomic
@@ -197,7 +193,7 @@ def memory_item_remember(
             item.updated_at = timezone.now()
             item.save(update_fields=["updated_at"])
             return item, "merged"
-    replaced = [item for item in candidates if _replaces(new=text, new_kind=kind, old=item)]
+    replaced = [item for item in candidates if _replaces(new=text, old=item)]
     if replaced:
         new = memory_item_supersede(
             old=replaced[0],

@@ -25,13 +25,12 @@ from language.statements import (
     subject_of,
     supersedes,
 )
-from summaries.render import Ref, item_refs, render_summary
+from summaries.render import DIGEST_PREFIX, Ref, item_refs, render_summary
 from summaries.schemas import Decision, DroppedMission, FoldMission, SummaryItem, SummaryState
 
 ITEM_CHARS = 220
 # A mission that leaves nothing durable is still named, by a digest item in the facts:
 # the least salient of all, the first to go (into its `dropped` reason) when room is short.
-DIGEST_PREFIX = "Asked: "
 GOAL_CHARS = 200
 DIGEST_CHARS = 90
 # Sentences kept per mission at most: the rest stays in the original, for recall.
@@ -344,7 +343,7 @@ def add_item(
                 old.superseded_by = [*old.superseded_by, seq]
         for other in ("facts", "constraints"):
             for item in list(getattr(state, other)):
-                if not _is_digest(item) and supersedes(text, item.text):
+                if not _is_digest(item) and _contradict(text, item.text):
                     _retire(state, other, item, seq)
         decision = Decision(text=text, missions=[seq], session=session)
         state.decisions.append(decision)
@@ -359,6 +358,16 @@ def add_item(
                     _reword(state, existing, text, seq)
                     return existing
                 _retire(state, section, existing, seq)
+        # A reversal retires the old value whatever section holds it: a constraint can
+        # change a fact or a decision ("예산은 이제 100만원", after "예산은 80만원으로 결정").
+        other = "constraints" if section == "facts" else "facts"
+        for existing in list(getattr(state, other)):
+            if not _is_digest(existing) and _contradict(text, existing.text):
+                _retire(state, other, existing, seq)
+        for old in state.decisions:
+            if not old.superseded and _contradict(text, old.text):
+                old.superseded = True
+                old.superseded_by = [*old.superseded_by, seq]
     for item in items:
         if (
             item.session == session

@@ -4,6 +4,9 @@ from django.conf import settings
 
 from summaries.schemas import Decision, SummaryItem, SummaryState
 
+# The start of an item that only says a mission was asked (the extractive fold's digest).
+DIGEST_PREFIX = "Asked: "
+
 # Room the prompt's heading of the summary section takes ("## Summary of this
 # conversation so far (carried over from session N)"): a summary is written to fit its
 # section's budget with its heading, so the section is never over SUMMARY_BUDGET_CHARS.

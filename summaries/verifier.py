@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass, field
 
 from language.statements import conflicts, names_in, normalize, subject_of
 from language.values import unsupported
-from summaries.render import Ref, item_refs, ref_label, render_summary, state_refs
+from summaries.render import DIGEST_PREFIX, Ref, item_refs, ref_label, render_summary, state_refs
 from summaries.schemas import FoldMission, SummaryItem, SummaryState
 
 
@@ -102,6 +102,41 @@ def _evidence_findings(
     return findings
 
 
+def _live_statements(state: SummaryState) -> list[tuple[str, SummaryItem]]:
+    live: list[tuple[str, SummaryItem]] = [
+        ("decision", d) for d in state.decisions if not d.superseded
+    ]
+    for section in ("constraints", "facts"):
+        live += [
+            (section[:-1], item)
+            for item in getattr(state, section)
+            if not item.text.startswith(DIGEST_PREFIX)
+        ]
+    return live
+
+
+def _cross_section_contradictions(state: SummaryState, previous: SummaryState) -> list[str]:
+    """A decision, a constraint and a fact that disagree on one subject cannot all be live:
+    a reversal written as a constraint retires the decision it reverses. Checked for the
+    pairs this fold brings (an item the previous state did not hold)."""
+    held = {normalize(item.text) for _, item in _live_statements(previous)}
+    live = _live_statements(state)
+    found: list[str] = []
+    for index, (kind, item) in enumerate(live):
+        for other_kind, other in live[:index]:
+            if kind == other_kind or (
+                normalize(item.text) in held and normalize(other.text) in held
+            ):
+                continue
+            if conflicts(item.text, other.text) or conflicts(other.text, item.text):
+                found.append(
+                    f"the {other_kind} {other.text!r} and the {kind} {item.text!r} disagree; "
+                    "keep the newer, mark an older decision superseded or remove an older "
+                    "fact or constraint"
+                )
+    return found
+
+
 def summary_verify(
     *,
     state: SummaryState,
@@ -174,6 +209,7 @@ def summary_verify(
                 f"two live decisions{about}: {earlier.text!r} and {decision.text!r}; mark the "
                 "older one superseded"
             )
+    contradiction += _cross_section_contradictions(state, previous)
     decision_refs: set[Ref] = set()
     for decision in state.decisions:
         decision_refs |= item_refs(decision)

@@ -207,3 +207,44 @@ def test_moving_off_a_decided_host_retires_the_old_decision() -> None:
 
 def test_moving_fast_is_no_decision() -> None:
     assert _extracted("We are moving fast on this one, thanks.") == []
+
+
+@pytest.mark.parametrize(
+    ("old_kind", "old", "new_kind", "new"),
+    [
+        ("preference", "Cream for the gift set box", "decision", "The gift set box will be navy"),
+        ("fact", "Our ads run mainly on Instagram Reels", "decision", "Move the ads off Reels"),
+        (
+            "preference",
+            "선물세트 박스는 크림색이 좋아요",
+            "decision",
+            "선물세트 박스는 남색으로 변경",
+        ),
+        ("rule", "월 광고 예산은 80만원", "fact", "월 광고 예산은 100만원으로 바뀌었어요"),
+    ],
+)
+def test_a_reversal_supersedes_whatever_memory_kind_holds_the_old_value(
+    old_kind: str, old: str, new_kind: str, new: str
+) -> None:
+    target = memory_target(office=make_office(), scope="office")
+    first, _ = memory_item_remember(target=target, kind=old_kind, text=old, origin="extracted")
+    newer, outcome = memory_item_remember(
+        target=target, kind=new_kind, text=new, origin="extracted"
+    )
+    first.refresh_from_db()
+    assert outcome == "superseded" and not first.active and first.superseded_by_id == newer.pk
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("월 광고 예산은 80만원", "예산을 옮기기로 했어요"),
+        ("The monthly ads budget is $800", "We decided to move the budget review"),
+    ],
+)
+def test_a_topic_match_alone_does_not_retire_a_memory_item(old: str, new: str) -> None:
+    target = memory_target(office=make_office(), scope="office")
+    first, _ = memory_item_remember(target=target, kind="rule", text=old, origin="user")
+    _, outcome = memory_item_remember(target=target, kind="decision", text=new, origin="extracted")
+    first.refresh_from_db()
+    assert outcome == "created" and first.active

@@ -33,7 +33,8 @@ from language.statements import (
         ("Fly.io 대신 Hetzner로 호스팅을 옮기기로 했다.", "호스팅"),
         ("단가는 29달러예요.", "단가"),
         ("It is done.", ""),
-        ("Decision: use teal for the brand.", ""),
+        ("Decision: use teal for the brand.", "brand"),  # a value for a named thing
+        ("Cream for the gift set box.", "gift set box"),
         ("Draft the weekly update.", ""),
     ],
 )
