@@ -349,15 +349,6 @@ def add_item(
         state.decisions.append(decision)
         return decision
     if section in ("facts", "constraints") and not digest:
-        # A digest says that something was asked, not how things are: it neither
-        # replaces nor is replaced by a statement, it only collapses with its kind.
-        for existing in list(items):
-            if not _is_digest(existing) and supersedes(text, existing.text):
-                if existing.session == session:
-                    # The older mission stays cited: evidence of the subject's history.
-                    _reword(state, existing, text, seq)
-                    return existing
-                _retire(state, section, existing, seq)
         # A reversal retires the old value whatever section holds it: a constraint can
         # change a fact or a decision ("예산은 이제 100만원", after "예산은 80만원으로 결정").
         other = "constraints" if section == "facts" else "facts"
@@ -368,6 +359,15 @@ def add_item(
             if not old.superseded and _contradict(text, old.text):
                 old.superseded = True
                 old.superseded_by = [*old.superseded_by, seq]
+        # A digest says that something was asked, not how things are: it neither
+        # replaces nor is replaced by a statement, it only collapses with its kind.
+        for existing in list(items):
+            if not _is_digest(existing) and supersedes(text, existing.text):
+                if existing.session == session:
+                    # The older mission stays cited: evidence of the subject's history.
+                    _reword(state, existing, text, seq)
+                    return existing
+                _retire(state, section, existing, seq)
     for item in items:
         if (
             item.session == session
