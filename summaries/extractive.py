@@ -104,6 +104,22 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|will be|remains|stays|has|have)\b", 
 # whole reply from echoes (of the instruction, the summary, memory and recall) and a
 # disclaimer (llm/offline.py): none of it is something the person established.
 _OFFLINE_REPLY = "(Offline demo reply"
+# An instruction that asks for copy to be written: the reply is the draft, not a statement
+# of how things are, and none of it is kept (the person's own words are).
+_DRAFT_REQUEST = re.compile(
+    r"\b(?:draft|write|compose|rewrite|brainstorm|come up with|suggest)\b[^.?!\n]{0,60}?"
+    r"\b(?:copy|caption|captions|tagline|taglines|headline|headlines|post|posts|slogan|"
+    r"slogans|ad|ads|email|e-mail|newsletter|blurb|description|text|lines?|options?)\b"
+    r"|초안|카피|문구|캡션|슬로건|헤드라인|광고\s?문|(?:글|게시물|포스트|메일)\s?(?:을|를)?\s?"
+    r"(?:써|작성|만들어)",
+    re.IGNORECASE,
+)
+# A stated goal ("Our goal is …", "목표는 …"): the summary's goal follows the latest one.
+_GOAL = re.compile(
+    r"\b(?:our|the|my)\s+(?:main\s+|overall\s+|big\s+|new\s+)?(?:goal|aim|objective)\b"
+    r"|\bwe(?:'re| are)\s+aiming\s+(?:to|for)\b|목표는|목표가|목표를|목표:|목표로\s?(?:해|하|삼)",
+    re.IGNORECASE,
+)
 _ECHO_LEADS = re.compile(
     r"^(?:on it:|from our earlier work|i also remember|looking back|here(?:'s| is| are)\b|"
     r"sure\b|certainly\b|of course\b|absolutely\b|got it\b|okay\b|ok\b|noted\b|understood\b|"
@@ -160,6 +176,8 @@ def reply_sentences(instruction: str, reply: str) -> list[str]:
     echoes of the instruction and of the summary, and restatements of the person's values."""
     if _OFFLINE_REPLY in reply:
         return []
+    if _DRAFT_REQUEST.search(instruction):
+        return [s for s in _sentences(reply) if is_question(s)]
     asked = _values(instruction)
     asked_words = set(content_words(instruction))
     kept = []
@@ -423,7 +441,14 @@ def extractive_fold(
     digests: dict[Ref, str] = {}
     for mission in missions:
         digests[(session, mission.seq)] = mission_digest(mission)
-        if not state.goal:
+        stated = [
+            s for s in _sentences(mission.instruction) if _GOAL.search(s) and not is_question(s)
+        ]
+        if stated and (session is None or not state.goal):
+            # The goal follows the latest one the person stated.
+            state.goal = _clip(stated[-1], GOAL_CHARS)
+            state.goal_missions = [mission.seq] if session is None else []
+        elif not state.goal:
             first = [s for s in _sentences(mission.instruction) if not is_question(s)][:1]
             if first:
                 state.goal = _clip(first[0], GOAL_CHARS)

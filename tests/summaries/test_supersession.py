@@ -122,3 +122,59 @@ def test_the_verifier_refuses_a_reversal_written_as_a_constraint_beside_a_live_d
     resolved.decisions[0].superseded = True
     resolved.decisions[0].superseded_by = [2]
     assert _verify(resolved, previous, missions)
+
+
+@pytest.mark.parametrize(
+    ("instruction", "draft"),
+    [
+        pytest.param(
+            "Draft three Instagram captions for the spring gift set.",
+            "Bloom into spring with our gift set, now 29,900 won! "
+            "The perfect present is just a tap away.",
+            id="en",
+        ),
+        pytest.param(
+            "봄 선물세트 인스타 캡션 초안 세 개 써줘.",
+            "봄을 담은 선물세트, 지금 29,900원에 만나보세요! "
+            "가장 따뜻한 선물은 바로 여기에 있어요.",
+            id="ko",
+        ),
+    ],
+)
+def test_the_employees_draft_copy_is_not_kept_as_how_things_are(
+    instruction: str, draft: str
+) -> None:
+    mission = FoldMission(id=1, seq=1, at=AT, instruction=instruction, reply=draft)
+    state = extractive_fold(previous=SummaryState(), missions=[mission], budget_chars=4_000)
+    kept = " ".join(item.text for _, item in state.items())
+    assert "29,900" not in kept and "29900" not in kept
+    assert instruction[:10] in kept  # what the person asked stays, as a digest
+
+
+@pytest.mark.parametrize(
+    ("first", "goal", "later_goal"),
+    [
+        pytest.param(
+            "Hey! Just saying hi before the week starts.",
+            "Our goal is to sell 500 gift sets before Chuseok.",
+            "Our new goal is 800 gift sets, the stores asked for more.",
+            id="en",
+        ),
+        pytest.param(
+            "안녕하세요! 이번 주도 잘 부탁해요.",
+            "이번 분기 목표는 추석 전에 선물세트 500개 판매예요.",
+            "목표를 800개로 올릴게요. 매장에서 더 요청했어요.",
+            id="ko",
+        ),
+    ],
+)
+def test_the_goal_follows_the_latest_stated_goal(first: str, goal: str, later_goal: str) -> None:
+    missions = [_mission(1, first), _mission(2, goal), _mission(3, "Send the weekly report.")]
+    state = extractive_fold(previous=SummaryState(), missions=missions, budget_chars=4_000)
+    assert state.goal.startswith(goal[:12]) and state.goal_missions == [2]
+    assert _verify(state, SummaryState(), missions)
+
+    later = [_mission(4, later_goal)]
+    newer = extractive_fold(previous=state, missions=later, budget_chars=4_000)
+    assert newer.goal.startswith(later_goal[:10]) and newer.goal_missions == [4]
+    assert _verify(newer, state, later)
