@@ -25,6 +25,7 @@ from language.statements import (
     subject_of,
     supersedes,
 )
+from language.values import values_in
 from summaries.render import DIGEST_PREFIX, Ref, item_refs, render_summary
 from summaries.schemas import Decision, DroppedMission, FoldMission, SummaryItem, SummaryState
 
@@ -239,7 +240,9 @@ def value_weight(text: str) -> float:
         weight += 1.5
     if _QUOTED.search(text):
         weight += 1.5
-    weight += 1.5 * min(len(names_in(text)), 3)
+    # A full date weighs as a month name and a day did when they were counted as names.
+    dates = sum(1 for value in values_in(text) if value.kind == "date")
+    weight += 1.5 * min(len(names_in(text)) + 2 * dates, 3)
     if weight == 0.0 and numbers_in(text):
         weight = 0.5
     return weight
