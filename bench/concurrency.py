@@ -9,7 +9,7 @@
 
 Both talk to the local OpenAI-compatible server (tests/fake_openai.py) through the real
 SDK (LLM_PROVIDER=openai). WebSocket clients are real: one user, office, session cookie
-and 1:1 channel each, one instruction at a time (see bench/harness.py). Scenarios:
+and 1:1 channel each, one instruction at a time (see bench/harness/). Scenarios:
 
 1. The model answers after 2 s; 50 clients x 4 instructions: instruction -> first
    reply.delta p50 / p95 (targets 2.5 s / 3.5 s), nothing lost or doubled (the database
