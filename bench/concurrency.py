@@ -68,6 +68,7 @@ from bench.harness import (  # noqa: E402
     BenchError,
     log,
 )
+from bench.report import Table, record_run  # noqa: E402
 
 # --- Command line -----------------------------------------------------------------------
 
@@ -86,6 +87,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
+    )
     parser.add_argument(
         "--only-plans", action="store_true", help="run scenario 6 (plan latency) alone"
     )
@@ -175,7 +179,10 @@ def main(argv: list[str] | None = None) -> int:
         print("\nBenchmark interrupted", file=sys.stderr)
         return 130
     if results:
-        print_summary(results, failed)
+        summary = print_summary(results, failed)
+        if not args.no_record:
+            size = "quick sizes" if args.quick else "full sizes"
+            record_run(f"concurrency.py ({size})", [Table("Summary", summary)])
     print(f"\n(total {time.monotonic() - started:.0f} s)")
     if failed:
         return 2

@@ -341,7 +341,7 @@ def print_plans(run: Run, sizes: Sizes) -> list[str]:
     return problems
 
 
-def print_summary(results: list[Figures], failed: dict[str, str]) -> None:
+def print_summary(results: list[Figures], failed: dict[str, str]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [("figure", *(f.runtime for f in results))]
 
     def row(label: str, cells: list[str]) -> None:
@@ -408,3 +408,4 @@ def print_summary(results: list[Figures], failed: dict[str, str]) -> None:
     harness.print_table("Summary", rows)
     for runtime, reason in failed.items():
         print(f"  {runtime}: not measured: {reason}")
+    return rows

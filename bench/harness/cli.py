@@ -24,6 +24,7 @@ from bench.harness.reports import (
     stats_delta,
 )
 from bench.harness.stack import Stack
+from bench.report import Table, record_run
 
 
 @contextlib.contextmanager
@@ -130,6 +131,9 @@ def add_common_arguments(
         "--timeout", type=float, default=600.0, help="seconds the client phase may take"
     )
     parser.add_argument(
+        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
+    )
+    parser.add_argument(
         "--linger",
         type=float,
         default=0.0,
@@ -202,14 +206,33 @@ def run_benchmark(
                 f"model delay {args.delay_ms:g} ms; {len(pre_filled)} sessions pre-filled "
                 f"with {max(pre_filled, default=0)} missions; notice threshold {threshold}"
             )
-            print_throughput(outcome, calls)
-            print_latency(outcome, percentiles)
+            throughput = print_throughput(outcome, calls)
+            latency = print_latency(outcome, percentiles)
             problems = print_counts(check, outcome, with_notices=False)
             notice_problems = print_notices(check, outcome)
             print_resources(stack)
             failed = bool(problems) or (notices_must_match and bool(notice_problems))
             if _print_findings(stack, outcome, failed, [*problems, *notice_problems]):
                 stack.mark_failed()
+            if not args.no_record:
+                sizes = f"{args.clients} clients × {args.instructions}, model {args.delay_ms:g} ms"
+                record_run(
+                    f"{title} ({sizes}; {workers})",
+                    [
+                        Table("Throughput", throughput),
+                        Table("Latency", latency),
+                        Table(
+                            "Result",
+                            [
+                                ("count check", "problems"),
+                                (
+                                    "FAILED" if failed else "OK",
+                                    str(len(problems) + len(notice_problems)),
+                                ),
+                            ],
+                        ),
+                    ],
+                )
     except BenchError as exc:
         print(f"\nBenchmark stopped: {exc}", file=sys.stderr)
         return 2

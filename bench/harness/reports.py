@@ -39,7 +39,7 @@ def print_table(title: str, rows: list[tuple[str, ...]]) -> None:
             print("  " + "  ".join("-" * w for w in widths))
 
 
-def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> None:
+def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> list[tuple[str, ...]]:
     items = outcome.instructions
     first = [d for i in items if (d := i.to_first_delta) is not None]
     done = [d for i in items if (d := i.to_done) is not None]
@@ -56,6 +56,7 @@ def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> None
             )
         )
     print_table("Latency", rows)
+    return rows
 
 
 MODEL_KINDS = (
@@ -82,7 +83,7 @@ def describe_calls(calls: dict[str, int]) -> str:
     return ", ".join(parts) or "none"
 
 
-def print_throughput(outcome: ClientsOutcome, calls: dict[str, int]) -> None:
+def print_throughput(outcome: ClientsOutcome, calls: dict[str, int]) -> list[tuple[str, ...]]:
     items = outcome.instructions
     done = sum(1 for i in items if i.done is not None)
     total = sum(calls.values())
@@ -98,6 +99,7 @@ def print_throughput(outcome: ClientsOutcome, calls: dict[str, int]) -> None:
         ),
     ]
     print_table("Throughput", rows)
+    return rows
 
 
 def client_problems(outcome: ClientsOutcome) -> list[str]:
