@@ -11,6 +11,7 @@ from bench.transcripts.launch_en_data import (
     CLOSING,
     FACTS,
     FAQ,
+    LAUNCH_WEEK,
     PLANTED,
     QUICK,
 )
@@ -18,7 +19,6 @@ from bench.transcripts.launch_en_running import (
     _ab_test,
     _competitor,
     _interviews,
-    _launch_week,
     _metrics,
     _outreach,
     _spend,
@@ -36,7 +36,7 @@ from bench.transcripts.launch_en_writing import (
     _support_macros,
     _video,
 )
-from bench.transcripts.templates import checklist, faq, quick
+from bench.transcripts.templates import checklist, faq, launch_week, quick
 
 TEMPLATES: list[Template] = [
     _linkedin,
@@ -58,7 +58,7 @@ TEMPLATES: list[Template] = [
     _support_macros,
     _video,
     _press_review,
-    _launch_week,
+    launch_week(LAUNCH_WEEK, CLOSING),
     quick(QUICK),
 ]
 

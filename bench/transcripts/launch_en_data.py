@@ -3,7 +3,7 @@
 and the questions that probe them, and the pools of words its templates draw from."""
 
 from bench.transcripts.common import Fact, Question
-from bench.transcripts.templates import Checklist, Closing, Faq
+from bench.transcripts.templates import Checklist, Closing, Faq, LaunchWeek
 
 # --- planted missions (by hand) ---------------------------------------------------------
 
@@ -924,4 +924,17 @@ FAQ = Faq(
     answer="Q: {q}\nA: {a}",
     notes="Notes: I avoided promises about dates for features we don't have yet. The data answers need Theo to confirm the details, and the whole set goes to legal with the next bundle. I'd put the first {n} on the pricing page as well, since that's where people hesitate; support can link the rest in replies.",
     subject="the FAQ answers",
+)
+
+
+LAUNCH_WEEK = LaunchWeek(
+    asks=[
+        "Write out launch week day by day, hour by hour where it matters, with owners. I want to print it and pin it on the wall.",
+        "Can you redo the launch-week plan with everything we've changed since the last version? Day by day, owners on every line.",
+    ],
+    plan=WEEK_PLAN,
+    heading="Launch week — the wall version",
+    rules="\n\nRules for the week\n- One channel for launch chatter (our launch channel); decisions go in the decisions doc.\n- Anything public still goes through legal; approved spares are in the shared folder for quick swaps.\n- If signups stall below {0} by noon on launch day, we call a 15-minute huddle, not a meeting.\n- Nobody deploys after 16:00 without Theo.\n\nTargets for the week: {1} trials, {2}% activated, {3} press pieces, a top-five finish on Product Hunt.",
+    draws=((40, 90, 1), (6, 12, 50), (35, 50, 1), (3, 9, 1)),
+    subject="launch week",
 )

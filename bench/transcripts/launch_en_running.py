@@ -23,7 +23,6 @@ from bench.transcripts.launch_en_data import (
     SYNC_TOPICS,
     THEME_TEXT,
     WEBINAR_TOPICS,
-    WEEK_PLAN,
     WEEKDAYS,
 )
 from bench.transcripts.launch_en_writing import _first
@@ -311,29 +310,3 @@ def _spend(rng: random.Random, seq: int, state: dict[str, object]) -> tuple[str,
         "I've put the same table in the finance sheet, with receipts linked."
     )
     return instruction, closing(rng, "the spend report", reply, CLOSING)
-
-
-def _launch_week(rng: random.Random, seq: int, state: dict[str, object]) -> tuple[str, str]:
-    instruction = pick(
-        rng,
-        [
-            "Write out launch week day by day, hour by hour where it matters, with owners. I want to print it and pin it on the wall.",
-            "Can you redo the launch-week plan with everything we've changed since the last version? Day by day, owners on every line.",
-        ],
-    )
-    days = []
-    for day, items in WEEK_PLAN.items():
-        kept = [items[0], *sample(rng, items[1:], max(len(items) - 1 - rng.randint(0, 1), 1))]
-        kept.sort()
-        days.append(day + "\n" + "\n".join(f"- {i}" for i in kept))
-    reply = (
-        "Launch week — the wall version\n\n"
-        + "\n\n".join(days)
-        + "\n\nRules for the week\n"
-        + "- One channel for launch chatter (our launch channel); decisions go in the decisions doc.\n"
-        + "- Anything public still goes through legal; approved spares are in the shared folder for quick swaps.\n"
-        + f"- If signups stall below {rng.randint(40, 90)} by noon on launch day, we call a 15-minute huddle, not a meeting.\n"
-        + "- Nobody deploys after 16:00 without Theo.\n\n"
-        + f"Targets for the week: {rng.randint(6, 12) * 50} trials, {rng.randint(35, 50)}% activated, {rng.randint(3, 9)} press pieces, a top-five finish on Product Hunt."
-    )
-    return instruction, closing(rng, "launch week", reply, CLOSING)

@@ -10,6 +10,7 @@ from bench.transcripts.launch_ko_data import (
     CLOSING,
     FACTS,
     FAQ,
+    LAUNCH_WEEK,
     PLANTED,
     QUICK_KO,
 )
@@ -18,7 +19,6 @@ from bench.transcripts.launch_ko_running import (
     _assign,
     _competitor,
     _interviews,
-    _launch_week,
     _metrics,
     _outreach,
     _seminar,
@@ -34,7 +34,7 @@ from bench.transcripts.launch_ko_writing import (
     _press_review,
     _support,
 )
-from bench.transcripts.templates import checklist, faq, quick
+from bench.transcripts.templates import checklist, faq, launch_week, quick
 
 TEMPLATES: list[Template] = [
     _instagram,
@@ -55,7 +55,7 @@ TEMPLATES: list[Template] = [
     _spend,
     _support,
     _press_review,
-    _launch_week,
+    launch_week(LAUNCH_WEEK, CLOSING),
     quick(QUICK_KO),
 ]
 

@@ -3,7 +3,7 @@
 and the questions that probe them, and the pools of words its templates draw from."""
 
 from bench.transcripts.common import Fact, Question
-from bench.transcripts.templates import Checklist, Closing, Faq
+from bench.transcripts.templates import Checklist, Closing, Faq, LaunchWeek
 
 # --- planted missions (by hand) ---------------------------------------------------------
 
@@ -852,4 +852,17 @@ FAQ = Faq(
     answer="Q. {q}\nA. {a}",
     notes="메모: 아직 없는 기능의 출시 시점은 약속하지 않았습니다. 데이터 관련 답변은 Theo가 세부 사항을 확인해야 하고, 전체는 다음 묶음으로 법무 검토에 넣습니다. 앞의 {n}개는 사장님들이 가장 망설이는 요금 페이지에도 넣으면 좋겠습니다.",
     subject="FAQ 답변",
+)
+
+
+LAUNCH_WEEK = LaunchWeek(
+    asks=[
+        "출시 주간을 하루 단위로, 중요한 건 시간 단위로 담당자까지 적어 주세요. 출력해서 벽에 붙일 거예요.",
+        "지난 버전 이후에 바뀐 것까지 반영해서 출시 주간 계획 다시 정리해 주세요. 줄마다 담당자 붙여서요.",
+    ],
+    plan=WEEK_PLAN_KO,
+    heading="출시 주간 — 벽에 붙이는 버전",
+    rules="\n\n출시 주간 원칙\n- 출시 관련 이야기는 이 채널 하나에서, 결정은 결정 기록 문서에 남깁니다.\n- 외부로 나가는 건 여전히 법무 검토를 거칩니다. 승인된 예비 문구는 공유 폴더에 있습니다.\n- 출시 당일 정오까지 가입이 {0}곳 아래면 회의 말고 15분 긴급 점검을 합니다.\n- 16시 이후 배포는 Theo 없이는 하지 않습니다.\n\n이번 주 목표: 가입 매장 {1}곳, 활성화율 {2}%, 기사 {3}건, 설명회 신청 {4}명.",
+    draws=((30, 70, 1), (6, 12, 50), (40, 55, 1), (3, 9, 1), (10, 25, 10)),
+    subject="출시 주간 계획",
 )

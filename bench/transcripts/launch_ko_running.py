@@ -24,7 +24,6 @@ from bench.transcripts.launch_ko_data import (
     TASKS_KO,
     TEAM,
     THEME_TEXT_KO,
-    WEEK_PLAN_KO,
     WEEKDAYS,
 )
 from bench.transcripts.templates import closing
@@ -303,29 +302,3 @@ def _spend(rng: random.Random, seq: int, state: dict[str, object]) -> tuple[str,
         "같은 표를 재무 시트에 영수증 링크와 함께 올려 두었습니다."
     )
     return instruction, closing(rng, "집행 현황", reply, CLOSING)
-
-
-def _launch_week(rng: random.Random, seq: int, state: dict[str, object]) -> tuple[str, str]:
-    instruction = pick(
-        rng,
-        [
-            "출시 주간을 하루 단위로, 중요한 건 시간 단위로 담당자까지 적어 주세요. 출력해서 벽에 붙일 거예요.",
-            "지난 버전 이후에 바뀐 것까지 반영해서 출시 주간 계획 다시 정리해 주세요. 줄마다 담당자 붙여서요.",
-        ],
-    )
-    days = []
-    for day, items in WEEK_PLAN_KO.items():
-        kept = [items[0], *sample(rng, items[1:], max(len(items) - 1 - rng.randint(0, 1), 1))]
-        kept.sort()
-        days.append(day + "\n" + "\n".join(f"- {i}" for i in kept))
-    reply = (
-        "출시 주간 — 벽에 붙이는 버전\n\n"
-        + "\n\n".join(days)
-        + "\n\n출시 주간 원칙\n"
-        + "- 출시 관련 이야기는 이 채널 하나에서, 결정은 결정 기록 문서에 남깁니다.\n"
-        + "- 외부로 나가는 건 여전히 법무 검토를 거칩니다. 승인된 예비 문구는 공유 폴더에 있습니다.\n"
-        + f"- 출시 당일 정오까지 가입이 {rng.randint(30, 70)}곳 아래면 회의 말고 15분 긴급 점검을 합니다.\n"
-        + "- 16시 이후 배포는 Theo 없이는 하지 않습니다.\n\n"
-        + f"이번 주 목표: 가입 매장 {rng.randint(6, 12) * 50}곳, 활성화율 {rng.randint(40, 55)}%, 기사 {rng.randint(3, 9)}건, 설명회 신청 {rng.randint(10, 25) * 10}명."
-    )
-    return instruction, closing(rng, "출시 주간 계획", reply, CLOSING)

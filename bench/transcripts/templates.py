@@ -146,6 +146,35 @@ def faq(words: Faq, ending: Closing) -> Template:
     return template
 
 
+@dataclass(frozen=True)
+class LaunchWeek:
+    """Launch week day by day: each day's first item always, some of the others. `rules`
+    follow, a format string of the numbers drawn from `draws` in order ({0}, {1}, …), each
+    a whole number from `low` to `high` times `step`."""
+
+    asks: Sequence[str]
+    plan: dict[str, list[str]]
+    heading: str
+    rules: str
+    draws: Sequence[tuple[int, int, int]]
+    subject: str
+
+
+def launch_week(words: LaunchWeek, ending: Closing) -> Template:
+    def template(rng: random.Random, seq: int, state: dict[str, object]) -> tuple[str, str]:
+        instruction = pick(rng, words.asks)
+        days = []
+        for day, items in words.plan.items():
+            kept = [items[0], *sample(rng, items[1:], max(len(items) - 1 - rng.randint(0, 1), 1))]
+            kept.sort()
+            days.append(day + "\n" + "\n".join(f"- {i}" for i in kept))
+        numbers = [rng.randint(low, high) * step for low, high, step in words.draws]
+        reply = words.heading + "\n\n" + "\n\n".join(days) + words.rules.format(*numbers)
+        return instruction, closing(rng, words.subject, reply, ending)
+
+    return template
+
+
 def quick(pool: Sequence[tuple[str, str]]) -> Template:
     """Short exchanges, each asked once; when all were asked, an empty one that the builder
     rejects, so another template runs."""
