@@ -1,11 +1,11 @@
 """Every benchmark run leaves its figures in docs/benchmarks.md.
 
 A benchmark calls `record_run` once at the end with the tables of its run: they are
-appended to the file under a heading naming the benchmark, the commit it ran (with a mark
-when the work tree had uncommitted changes), the date and the command line, so the file is
-a log of measured runs written by the benchmarks themselves. The method text at the top of
-the file is never touched. `--no-record` on a benchmark's command line leaves the file
-alone (a trial run).
+appended to the file under a heading naming the benchmark, the commit it ran (read when
+the benchmark starts, with a mark when the work tree had uncommitted changes), the date and
+the command line, so the file is a log of measured runs written by the benchmarks
+themselves. The method text at the top of the file is never touched. `--no-record` on a
+benchmark's command line leaves the file alone (a trial run).
 """
 
 from __future__ import annotations
@@ -56,6 +56,10 @@ def commit(root: Path = ROOT) -> str:
     return f"{head} + changes" if changed else head
 
 
+# The code a run measures is the code it started with: read when the benchmark starts.
+AT_START = commit()
+
+
 def _cell(value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ").strip()
 
@@ -104,7 +108,7 @@ def record_run(
     section = run_section(
         benchmark,
         tables,
-        revision=revision or commit(),
+        revision=revision or AT_START,
         when=(now or datetime.now(UTC)).astimezone(UTC),
         command=command,
     )
