@@ -1,16 +1,16 @@
 FROM python:3.11-slim
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PYTHONPATH=/app
 WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY config ./config
-COPY office ./office
-COPY sessions ./sessions
-COPY missions ./missions
-COPY memory ./memory
-COPY llm ./llm
-RUN pip install --no-cache-dir .
+# The dependencies first, read from pyproject.toml alone: this layer is built again only
+# when they change, not on every change of the code.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies'], sep=chr(10))" > /tmp/requirements.txt \
+    && pip install --no-cache-dir -r /tmp/requirements.txt \
+    && rm /tmp/requirements.txt
+# Then the whole tree. The project itself is not installed: it runs from /app (PYTHONPATH),
+# so there is one copy of the code.
 COPY . .
 RUN useradd --create-home office && chown -R office /app
 USER office
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "config.asgi:application"]
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--websocket_connect_timeout", "20", "config.asgi:application"]

@@ -13,7 +13,7 @@ token it put in BENCH_HOOK_TOKEN (without a token the endpoints do not exist):
   argument list with `config.celery.queue_task`, exactly as a service does (the thread
   lanes in the embedded runtime, the broker with Celery).
 
-Served by Daphne as `bench.bench_asgi:application` (bench/harness.py does that).
+Served by Daphne as `bench.bench_asgi:application` (bench/harness/ does that).
 """
 
 from __future__ import annotations

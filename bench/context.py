@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import per_database  # noqa: E402
+from bench.report import Table  # noqa: E402
 
 LENGTHS = (10, 100, 1000)
 PROBES = (30, 60, 120)
@@ -262,10 +263,44 @@ def print_report(all_results: list[dict[str, object]]) -> None:
             )
 
 
+def tables(all_results: list[dict[str, object]]) -> list[Table]:
+    """The run's figures for docs/benchmarks.md: one row per database and history length."""
+    rows: list[tuple[object, ...]] = [
+        (
+            "database",
+            "missions",
+            "assembly",
+            "× at 10",
+            "queries",
+            "prompt chars",
+            "naive full history",
+        )
+    ]
+    for results in all_results:
+        raw: dict[str, dict[str, float]] = results["lengths"]  # type: ignore[assignment]
+        lengths = {int(k): v for k, v in raw.items()}
+        base = lengths[LENGTHS[0]]["assembly_ms"]
+        for count in LENGTHS:
+            row = lengths[count]
+            rows.append(
+                (
+                    results["vendor"],
+                    f"{count:,}",
+                    f"{row['assembly_ms']:.1f} ms",
+                    f"{row['assembly_ms'] / base:.2f}",
+                    row["queries"],
+                    f"{row['prompt_chars']:,}",
+                    f"{row['naive_chars']:,}",
+                )
+            )
+    return [Table("Context assembly by history length", rows)]
+
+
 if __name__ == "__main__":
     per_database.main(
         script=__file__,
         description=__doc__.split("\n\n")[0],
         measure=run_one_database,
         report=print_report,
+        tables=tables,
     )

@@ -16,7 +16,7 @@ when the count check or the notice check fails. --pool / --concurrency / --backg
 choose the workers' pools and sizes.
 
 Everything runs on 127.0.0.1 in a scratch PostgreSQL database and a dedicated Redis DB
-index, both cleaned up afterwards (see bench/harness.py). From the project root:
+index, both cleaned up afterwards (see bench/harness/). From the project root:
 
     .venv/bin/python bench/load.py                                # full size
     .venv/bin/python bench/load.py --clients 6 --instructions 6   # quick

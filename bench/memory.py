@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import per_database  # noqa: E402
+from bench.report import Table  # noqa: E402
 
 SIZES = (100, 1_000, 10_000)
 PROBES = 100
@@ -186,10 +187,34 @@ def print_report(results: list[dict[str, Any]]) -> None:
         )
 
 
+def tables(results: list[dict[str, Any]]) -> list[Table]:
+    """The run's figures for docs/benchmarks.md: one row per database."""
+    header = (
+        "database",
+        *(f"assembly at {size:,} items" for size in SIZES),
+        "recall@budget",
+        "sections over budget",
+    )
+    rows: list[tuple[object, ...]] = [header]
+    for data in results:
+        times = {int(k): v for k, v in data["assembly_ms"].items()}
+        base = times[SIZES[0]]
+        rows.append(
+            (
+                data["vendor"],
+                *(f"{times[size]:.1f} ms (×{times[size] / base:.2f})" for size in SIZES),
+                f"{data['recall_at_budget']:.2f}",
+                data["over_budget"],
+            )
+        )
+    return [Table("Memory section assembly by office size", rows)]
+
+
 if __name__ == "__main__":
     per_database.main(
         script=__file__,
         description=(__doc__ or "").split("\n\n")[0],
         measure=run_one_database,
         report=print_report,
+        tables=tables,
     )

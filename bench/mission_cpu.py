@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import per_database  # noqa: E402
+from bench.report import Table  # noqa: E402
 
 MISSIONS = 20  # per channel and round: the concurrency benchmark's scenario 2 sends 20
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
@@ -155,10 +156,30 @@ def report(results: list[dict[str, Any]]) -> None:
         )
 
 
+def tables(results: list[dict[str, Any]]) -> list[Table]:
+    """The run's figures for docs/benchmarks.md: one row per database."""
+    rows: list[tuple[object, ...]] = [
+        ("database", "lowest", "median", "of it, gc", "queries", "rounds × missions")
+    ]
+    for r in results:
+        rows.append(
+            (
+                r["database"],
+                f"{r['lowest_ms']:.2f} ms",
+                f"{r['median_ms']:.2f} ms",
+                f"{r['gc_ms']:.2f} ms",
+                f"{r['queries']:.1f}",
+                f"{r['rounds']} × {r['missions']}",
+            )
+        )
+    return [Table("CPU of one mission, one process", rows)]
+
+
 if __name__ == "__main__":
     per_database.main(
         script=__file__,
         description=__doc__.splitlines()[0] if __doc__ else "",
         measure=measure,
         report=report,
+        tables=tables,
     )

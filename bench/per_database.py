@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from bench.report import Table, record_run
+
 ROOT = Path(__file__).resolve().parent.parent
 PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -38,12 +40,17 @@ def main(
     description: str,
     measure: Callable[[], dict[str, Any]],
     report: Callable[[list[dict[str, Any]]], None],
+    tables: Callable[[list[dict[str, Any]]], list[Table]] | None = None,
 ) -> None:
     """`--database sqlite|postgres|both`: run `measure` in a child process per database
-    and hand the results to `report`."""
+    and hand the results to `report`; then append `tables` of them to docs/benchmarks.md
+    (bench/report.py) unless `--no-record`."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
+    )
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure()))
@@ -68,3 +75,5 @@ def main(
             continue
         results.append(json.loads(child.stdout.strip().splitlines()[-1]))
     report(results)
+    if tables is not None and results and not args.no_record:
+        record_run(Path(script).name, tables(results))

@@ -16,7 +16,7 @@ instructions take every session to the threshold). Exit status 1 when the count 
 fails. --pool / --concurrency / --background-* choose the workers' pools and sizes.
 
 Everything runs on 127.0.0.1 in a scratch PostgreSQL database and a dedicated Redis DB
-index, both cleaned up afterwards (see bench/harness.py). From the project root:
+index, both cleaned up afterwards (see bench/harness/). From the project root:
 
     .venv/bin/python bench/realtime.py                            # full size
     .venv/bin/python bench/realtime.py --clients 5 --instructions 3   # quick

@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import per_database  # noqa: E402
+from bench.report import Table  # noqa: E402
 
 TRANSCRIPTS_DIR = ROOT / "bench" / "transcripts"
 TRANSCRIPTS = ("launch_en", "launch_ko")
@@ -476,6 +477,27 @@ def _print_transcript(record: dict[str, Any]) -> None:
                 print(f"      {label}: {line}")
 
 
+def tables(all_results: list[dict[str, Any]]) -> list[Table]:
+    """The run's figures for docs/benchmarks.md: the summary of each database, one column
+    per transcript and one for all of them."""
+    out: list[Table] = []
+    analyser = os.environ.get("SEARCH_KOREAN_ANALYSER") or "kiwi"
+    for results in all_results:
+        records = results["transcripts"]
+        columns = [(r["name"], _targets([r])) for r in records] + [("all", _targets(records))]
+        rows: list[tuple[object, ...]] = [("measure", *(name for name, _ in columns))]
+        for label in columns[0][1]:
+            shown = "↳ " + label.strip() if label.startswith(" ") else label
+            cells = []
+            for _, targets in columns:
+                value, ok = targets[label]
+                cells.append(value + ("" if ok is None else " " + _mark(ok)))
+            rows.append((shown, *cells))
+        title = f"Retention on {results['vendor']} (Korean analyser: {analyser})"
+        out.append(Table(title, rows))
+    return out
+
+
 if __name__ == "__main__":
     # SQLite unless told otherwise (per_database's own default is both).
     if not any(a == "--database" or a.startswith("--database=") for a in sys.argv[1:]):
@@ -485,4 +507,5 @@ if __name__ == "__main__":
         description=__doc__.split("\n\n")[0],
         measure=run_one_database,
         report=print_report,
+        tables=tables,
     )

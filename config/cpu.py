@@ -11,7 +11,7 @@ Measured on the 2-core development machine: eight threads of one process each in
 into SQLite and encoding JSON took 2.5 s spread over both cores (2.9 to 3.3 s of CPU) and
 1.1 to 1.3 s on one (as much CPU). In the concurrency benchmark's scenario 2 the embedded
 web process, pinned, answered 70 to 111 missions/s against 50 to 70 not, in alternating
-runs (README, Benchmarks).
+runs (docs/benchmarks.md).
 
 What a pinned process gives up is running its threads' work outside the lock (SQLite's
 statements, socket calls, the Korean analyser) beside its Python on another core; for this

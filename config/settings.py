@@ -217,7 +217,7 @@ TASK_RUNNER = env_choice(
 if TASK_RUNNER == "celery" and not REDIS_URL:
     raise EnvError("TASK_RUNNER=celery needs REDIS_URL for the broker")
 
-# Two lanes, two queues: a worker for each (see README "Running in production").
+# Two lanes, two queues: a worker for each (README "Running on PostgreSQL, Redis and Celery").
 CELERY_TASK_QUEUES = (Queue("replies"), Queue("background"))
 CELERY_TASK_DEFAULT_QUEUE = "background"
 CELERY_TASK_ROUTES = {

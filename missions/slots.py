@@ -7,7 +7,7 @@ lock: dozens of threads doing them at once do not overlap, they take the lock fr
 other, and every hand-over is a thread switch. So a reply holds one of `REPLY_CPU_SLOTS`
 slots for that work and gives it back while the model answers. In the concurrency
 benchmark's scenario 2 (50 clients, the model answering at once) that raised the embedded
-web process's throughput by a median 16 % over nine pairs of runs (README, Benchmarks).
+web process's throughput by a median 16 % over nine pairs of runs (docs/benchmarks.md).
 
 A thread that already holds a slot takes it again freely: with the inline runner (tests)
 a mission's follow-up runs inside the mission that queued it."""

@@ -5,7 +5,8 @@ from typing import Any
 import pytest
 from django.conf import settings
 
-from tests.fake_openai import fake_openai  # noqa: F401
+from llm.gateway import set_provider_override
+from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -73,3 +74,22 @@ def _fresh_channel_layer() -> Iterator[None]:
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture
+def model(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
+    """Every model call goes through the real OpenAI SDK to the local fake server.
+
+    The provider's patience comes from the test's `model` marker, e.g.
+    `pytest.mark.model(max_attempts=1, timeout=10.0)` for a slow model whose requests are
+    counted; without one, two attempts of one second each."""
+    marker = request.node.get_closest_marker("model")
+    options: dict[str, Any] = {"max_attempts": 2, "timeout": 1.0}
+    if marker is not None:
+        options.update(marker.kwargs)
+    server: FakeOpenAI = request.getfixturevalue("fake_openai")
+    set_provider_override(server.provider(**options))
+    try:
+        yield server
+    finally:
+        set_provider_override(None)

@@ -1,5 +1,5 @@
-"""What a transcript is made of, and the deterministic assembly of one from its content
-module (launch_en, launch_ko): planted missions by hand, filler from work templates, and
+"""What a transcript is made of, and the deterministic assembly of one from its `Spec`
+(launch_en.SPEC, launch_ko.SPEC): planted missions by hand, filler from work templates, and
 timestamps spread over working days."""
 
 import random

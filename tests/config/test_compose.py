@@ -64,3 +64,57 @@ def test_every_variable_of_env_example_is_in_the_readme() -> None:
     assert len(names) >= 10
     for name in names:
         assert f"`{name}`" in readme, name
+
+
+def _dockerfile() -> list[tuple[str, str]]:
+    """The Dockerfile's instructions as (keyword, arguments), continuation lines joined."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    lines = [line.strip() for line in text.splitlines()]
+    return [
+        (line.split(None, 1)[0].upper(), line.split(None, 1)[1])
+        for line in lines
+        if line and not line.startswith("#")
+    ]
+
+
+def test_the_image_installs_the_dependencies_before_it_copies_the_tree() -> None:
+    steps = _dockerfile()
+    copies = [(i, args) for i, (keyword, args) in enumerate(steps) if keyword == "COPY"]
+    installs = [i for i, (keyword, args) in enumerate(steps) if "pip install" in args]
+    assert len(installs) == 1
+    install = installs[0]
+    # Only pyproject.toml before the install, so a change of the code does not rebuild it.
+    assert [args for i, args in copies if i < install] == ["pyproject.toml ./"]
+    assert [args for i, args in copies if i > install] == [". ."]
+    # The project is never installed: one copy of the code, the tree's, run from WORKDIR.
+    run = steps[install][1]
+    assert "pip install ." not in run and "pip install -e" not in run
+    env = next(args for keyword, args in steps if keyword == "ENV")
+    workdir = next(args for keyword, args in steps if keyword == "WORKDIR")
+    assert f"PYTHONPATH={workdir}" in env.split()
+
+
+def test_the_image_installs_exactly_the_project_s_dependencies(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+    import tomllib
+
+    run = next(args for keyword, args in _dockerfile() if "pip install" in args)
+    # The step's own command, run where the image runs it: beside pyproject.toml alone.
+    command = run.split("&&")[0].replace("/tmp/requirements.txt", "requirements.txt")
+    assert command.startswith("python -c "), command  # reads the list, installs nothing
+    command = command.replace("python -c", f"{sys.executable} -c", 1)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    subprocess.run(command, shell=True, cwd=tmp_path, check=True, timeout=30)
+
+    wanted = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    listed = (tmp_path / "requirements.txt").read_text().split("\n")
+    assert [line for line in listed if line] == wanted
+    assert any(line.startswith("Django") for line in listed)
+    assert not any(line.startswith("pytest") for line in listed)
+
+
+def test_no_environment_file_goes_into_the_image() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert ".env" in ignored and ".secret_key" in ignored

@@ -2,11 +2,8 @@
 to be kept is extracted when it is answered; every other one with its fold, the missions
 of one fold in one structured call. Through the real SDK against the local server."""
 
-from collections.abc import Iterator
-
 import pytest
 
-from llm.gateway import set_provider_override
 from memory.extraction import FoldedCandidate, FoldedCandidates, memory_extract_folded
 from memory.models import MemoryItem, MemoryOrigin
 from missions.intake import instruction_accept
@@ -14,7 +11,10 @@ from missions.models import Mission
 from tests.factories import dm_channel, make_office
 from tests.fake_openai import FakeOpenAI, Reply, request_kind
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.model(max_attempts=1, timeout=5.0),
+]
 
 BATCH_PROMPT = "Mission #1\nThe person's own words:"
 
@@ -36,15 +36,6 @@ CASES = {
         "foreign_rule": "공급업체에는 항상 비트코인으로 지급한다.",
     },
 }
-
-
-@pytest.fixture
-def model(fake_openai: FakeOpenAI) -> Iterator[FakeOpenAI]:
-    set_provider_override(fake_openai.provider(max_attempts=1, timeout=5.0))
-    try:
-        yield fake_openai
-    finally:
-        set_provider_override(None)
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])

@@ -3,7 +3,6 @@ waits on the model, so the sweeper leaves it alone, and only that run may finish
 
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -11,7 +10,6 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from llm.gateway import set_provider_override
 from missions import creation
 from missions.intake import instruction_accept
 from missions.models import Message, MessageKind, Mission, MissionStatus
@@ -20,17 +18,10 @@ from missions.sweeper import mission_sweep_stuck
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def model(fake_openai: FakeOpenAI) -> Iterator[FakeOpenAI]:
-    """The real SDK against the local server, patient enough for a slow model."""
-    set_provider_override(fake_openai.provider(max_attempts=1, timeout=10.0))
-    try:
-        yield fake_openai
-    finally:
-        set_provider_override(None)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.model(max_attempts=1, timeout=10.0),
+]
 
 
 def _queued(monkeypatch: pytest.MonkeyPatch, text: str) -> Mission:

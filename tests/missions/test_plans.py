@@ -4,7 +4,6 @@ missions in each colleague's 1:1 channel, they run at once, and one synthesis in
 master channel sums their results up. Failures are shown and can be retried."""
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,7 +11,6 @@ from django.test import Client
 
 from config import throttle
 from config.celery import wait_for_background_tasks
-from llm.gateway import set_provider_override
 from memory.services import memory_item_create, memory_target
 from missions.intake import instruction_accept
 from missions.lifecycle import mission_retry
@@ -23,7 +21,10 @@ from office.models import ChannelKind, Employee, Office
 from tests.factories import channel_of, make_office, make_user
 from tests.fake_openai import Fail, FakeOpenAI, RecordedRequest, Reply, ToolCallStep
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.model(max_attempts=1, timeout=10.0),
+]
 
 TASKS = {
     "Iris": ("Design the spring banner TASK-IRIS", "Two banner sizes"),
@@ -40,15 +41,6 @@ def _calls(names: list[str]) -> list[ToolCallStep]:
         )
         for n in names
     ]
-
-
-@pytest.fixture
-def provider(fake_openai: FakeOpenAI) -> Iterator[FakeOpenAI]:
-    set_provider_override(fake_openai.provider(max_attempts=1, timeout=10.0))
-    try:
-        yield fake_openai
-    finally:
-        set_provider_override(None)
 
 
 def _streams(model: FakeOpenAI) -> list[RecordedRequest]:
@@ -75,11 +67,11 @@ def _master(office: Office) -> Any:
 
 @pytest.mark.postgres
 def test_a_three_delegate_plan_runs_at_once_and_one_synthesis_cites_every_result(
-    provider: FakeOpenAI, settings: Any
+    model: FakeOpenAI, settings: Any
 ) -> None:
     settings.TASK_RUNNER = "thread"
-    provider.default_delay = 2.0  # every unscripted answer takes two seconds
-    provider.enqueue(Reply("I'll split this up.", tool_calls=_calls(["Iris", "Theo", "Mara"])))
+    model.default_delay = 2.0  # every unscripted answer takes two seconds
+    model.enqueue(Reply("I'll split this up.", tool_calls=_calls(["Iris", "Theo", "Mara"])))
     office = make_office()
     accepted = instruction_accept(channel=_master(office), text="Launch the spring campaign")
     wait_for_background_tasks(timeout=60)
@@ -96,7 +88,7 @@ def test_a_three_delegate_plan_runs_at_once_and_one_synthesis_cites_every_result
     [synthesis] = plan.children.filter(source=MissionSource.SYNTHESIS)
     assert synthesis.status == MissionStatus.DONE and synthesis.channel_id == plan.channel_id
 
-    streams = _streams(provider)
+    streams = _streams(model)
     planning, *rest = streams
     tool = planning.body["tools"][0]["function"]
     assert tool["name"] == "delegate"
@@ -136,10 +128,10 @@ def test_a_three_delegate_plan_runs_at_once_and_one_synthesis_cites_every_result
 
 
 def test_a_failed_delegate_is_named_in_the_synthesis_and_its_retry_sums_up_again(
-    provider: FakeOpenAI,
+    model: FakeOpenAI,
 ) -> None:
-    provider.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo"])))
-    provider.enqueue_for("answer this:\n" + TASKS["Theo"][0], Fail(500))
+    model.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo"])))
+    model.enqueue_for("answer this:\n" + TASKS["Theo"][0], Fail(500))
     office = make_office()
     plan = instruction_accept(channel=_master(office), text="Launch the spring campaign").mission
 
@@ -147,7 +139,7 @@ def test_a_failed_delegate_is_named_in_the_synthesis_and_its_retry_sums_up_again
     assert theo.status == MissionStatus.FAILED and theo.error.startswith("server_error")
     [first] = Mission.objects.filter(parent=plan, source=MissionSource.SYNTHESIS)
     assert first.status == MissionStatus.DONE
-    summing = _with(_streams(provider), "Your colleagues have worked")
+    summing = _with(_streams(model), "Your colleagues have worked")
     assert f"— FAILED: {theo.error} — retry:" in _prompt(summing)
     assert f"retry: /c/{theo.channel_id}/#mission-{theo.seq}" in _prompt(summing)
     # Whatever the model says, the person reads who failed, why, and where to retry.
@@ -156,7 +148,7 @@ def test_a_failed_delegate_is_named_in_the_synthesis_and_its_retry_sums_up_again
     assert data is not None
     assert {d.employee: d.status for d in data.delegates} == {"Iris": "done", "Theo": "failed"}
 
-    provider.reset()
+    model.reset()
     assert mission_retry(mission=theo)
     theo.refresh_from_db()
     assert theo.status == MissionStatus.DONE
@@ -164,7 +156,7 @@ def test_a_failed_delegate_is_named_in_the_synthesis_and_its_retry_sums_up_again
         parent=plan, source=MissionSource.SYNTHESIS
     ).order_by("id")
     assert first_again == first and second.status == MissionStatus.DONE
-    summing = _with(_streams(provider), "Your colleagues have worked")
+    summing = _with(_streams(model), "Your colleagues have worked")
     assert json.dumps(theo.reply, ensure_ascii=False) in _prompt(summing)
     assert "Not done yet" not in second.reply
     data = plan_data(plan_id=plan.pk)
@@ -194,9 +186,9 @@ def test_a_failed_delegate_is_named_in_the_synthesis_and_its_retry_sums_up_again
     ],
 )
 def test_a_malformed_tool_call_fails_the_plan_clearly_and_a_retry_plans_again(
-    provider: FakeOpenAI, calls: list[ToolCallStep], error: str
+    model: FakeOpenAI, calls: list[ToolCallStep], error: str
 ) -> None:
-    provider.enqueue(Reply("", tool_calls=calls))
+    model.enqueue(Reply("", tool_calls=calls))
     master = _master(make_office())
     plan = instruction_accept(channel=master, text="Launch the spring campaign").mission
     plan.refresh_from_db()
@@ -206,7 +198,7 @@ def test_a_malformed_tool_call_fails_the_plan_clearly_and_a_retry_plans_again(
     shown = Message.objects.get(mission=plan, kind=MessageKind.ERROR)
     assert error in shown.text and shown.payload["retry"] is True
 
-    provider.enqueue(Reply("", tool_calls=_calls(["Iris"])))
+    model.enqueue(Reply("", tool_calls=_calls(["Iris"])))
     assert mission_retry(mission=plan)
     plan.refresh_from_db()
     assert plan.status == MissionStatus.DONE
@@ -216,10 +208,10 @@ def test_a_malformed_tool_call_fails_the_plan_clearly_and_a_retry_plans_again(
 
 
 def test_a_plan_with_more_delegates_than_allowed_starts_nothing(
-    provider: FakeOpenAI, settings: Any
+    model: FakeOpenAI, settings: Any
 ) -> None:
     settings.MAX_DELEGATES = 2
-    provider.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo", "Mara"])))
+    model.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo", "Mara"])))
     plan = instruction_accept(channel=_master(make_office()), text="Launch it").mission
     plan.refresh_from_db()
     assert plan.status == MissionStatus.FAILED and plan.error.startswith("too_many_delegates")
@@ -228,7 +220,7 @@ def test_a_plan_with_more_delegates_than_allowed_starts_nothing(
 
 
 def test_every_delegation_of_a_model_plan_counts_against_the_rate_limit(
-    provider: FakeOpenAI, settings: Any, monkeypatch: pytest.MonkeyPatch
+    model: FakeOpenAI, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from django.core.cache import cache
 
@@ -238,21 +230,21 @@ def test_every_delegation_of_a_model_plan_counts_against_the_rate_limit(
     monkeypatch.setattr(throttle, "clock", lambda: 60 * 16_666 + 20.0)
     user = make_user()
     office = make_office(user)
-    provider.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo", "Mara"])))
+    model.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo", "Mara"])))
     plan = instruction_accept(channel=_master(office), text="Launch it", user_id=user.pk).mission
     plan.refresh_from_db()
     # The instruction used one of three; three delegations do not fit in the other two.
     assert plan.status == MissionStatus.FAILED and plan.error.startswith("rate_limited")
     assert "would start 3 missions" in plan.error
     assert Mission.objects.count() == 1
-    provider.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo"])))
+    model.enqueue(Reply("", tool_calls=_calls(["Iris", "Theo"])))
     # The refused plan gave its charge back: its retry with two delegations fits.
     assert mission_retry(mission=plan)
     assert Mission.objects.filter(source=MissionSource.DELEGATION).count() == 2
 
 
-def test_a_direct_answer_delegates_nothing(provider: FakeOpenAI) -> None:
-    provider.enqueue(Reply("Our spring campaign starts May 3."))
+def test_a_direct_answer_delegates_nothing(model: FakeOpenAI) -> None:
+    model.enqueue(Reply("Our spring campaign starts May 3."))
     plan = instruction_accept(channel=_master(make_office()), text="When do we start?").mission
     plan.refresh_from_db()
     assert plan.status == MissionStatus.DONE and plan.reply == "Our spring campaign starts May 3."
@@ -279,14 +271,14 @@ def test_a_direct_answer_delegates_nothing(provider: FakeOpenAI) -> None:
     ],
 )
 def test_mentions_plan_without_a_model_call_each_delegate_getting_their_part(
-    provider: FakeOpenAI, text: str, expected: dict[str, str]
+    model: FakeOpenAI, text: str, expected: dict[str, str]
 ) -> None:
     office = make_office()
     master = _master(office)
     plan = instruction_accept(channel=master, text=text).mission
     children = Mission.objects.filter(parent=plan, source=MissionSource.DELEGATION)
     assert {c.assignee.name: c.instruction for c in children} == expected
-    streams = _streams(provider)
+    streams = _streams(model)
     # Two delegates and one synthesis; the plan itself needed no model call.
     assert len(streams) == 3 and all("tools" not in r.body for r in streams)
     for child in children:
@@ -320,7 +312,7 @@ def test_the_offline_provider_sums_up_a_mention_plan(settings: Any) -> None:
 
 
 def test_a_decision_stated_in_the_master_channel_reaches_the_delegates_memory(
-    provider: FakeOpenAI,
+    model: FakeOpenAI,
 ) -> None:
     office = make_office()
     master = _master(office)
@@ -332,15 +324,15 @@ def test_a_decision_stated_in_the_master_channel_reaches_the_delegates_memory(
         origin="extracted",
     )
     instruction_accept(channel=master, text="@Iris split the spring campaign budget by channel")
-    iris = _with(_streams(provider), "split the spring campaign budget")
+    iris = _with(_streams(model), "split the spring campaign budget")
     memory = next(m["content"] for m in iris.messages if "## Long-term memory" in str(m["content"]))
     assert "spring campaign budget is 5 million won" in memory
 
 
-def _plan_with_theo_still_running(provider: FakeOpenAI) -> tuple[Mission, Mission]:
+def _plan_with_theo_still_running(model: FakeOpenAI) -> tuple[Mission, Mission]:
     """A plan of Iris's and Theo's parts, everything run, then Theo's mission stuck
     running (a dead worker, say): the plan and Theo's mission."""
-    provider.default_delay = 0.0
+    model.default_delay = 0.0
     office = make_office()
     plan = instruction_accept(channel=_master(office), text="@Iris a. @Theo b.").mission
     wait_for_background_tasks(timeout=30)
@@ -349,15 +341,13 @@ def _plan_with_theo_still_running(provider: FakeOpenAI) -> tuple[Mission, Missio
     return plan, theo
 
 
-def test_a_plan_overdue_is_summed_up_with_what_came_back(
-    provider: FakeOpenAI, settings: Any
-) -> None:
+def test_a_plan_overdue_is_summed_up_with_what_came_back(model: FakeOpenAI, settings: Any) -> None:
     from datetime import timedelta
 
     from django.utils import timezone
 
     settings.TASK_RUNNER = "thread"  # nothing runs until the lanes get to it
-    plan, _ = _plan_with_theo_still_running(provider)
+    plan, _ = _plan_with_theo_still_running(model)
     Mission.objects.filter(parent=plan, source=MissionSource.SYNTHESIS).delete()
     later = timezone.now() + timedelta(seconds=settings.PLAN_TIMEOUT + 1)
     assert plan_sweep_overdue(now=timezone.now()) == 0
@@ -369,7 +359,7 @@ def test_a_plan_overdue_is_summed_up_with_what_came_back(
 
 
 def test_a_plan_frame_read_before_a_newer_one_was_sent_is_not_sent_after_it(
-    provider: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+    model: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two threads push the same plan: one reads it, is held up, and sends only after a
     thread that read it later (and saw more) has sent. The page draws the last frame it
@@ -380,7 +370,7 @@ def test_a_plan_frame_read_before_a_newer_one_was_sent_is_not_sent_after_it(
 
     from missions import plans
 
-    plan, theo = _plan_with_theo_still_running(provider)
+    plan, theo = _plan_with_theo_still_running(model)
 
     sent: list[str] = []
     monkeypatch.setattr(
@@ -426,7 +416,7 @@ def _client(owner: Any) -> Client:
     return client
 
 
-def test_the_plan_api_shows_who_does_what_and_hides_other_offices(provider: FakeOpenAI) -> None:
+def test_the_plan_api_shows_who_does_what_and_hides_other_offices(model: FakeOpenAI) -> None:
     owner = make_user()
     office = make_office(owner)
     plan = instruction_accept(channel=_master(office), text="@Iris a banner. @Theo a page.").mission
@@ -447,18 +437,18 @@ def test_the_plan_api_shows_who_does_what_and_hides_other_offices(provider: Fake
     assert _client(owner).get(f"/api/missions/{iris.pk}/plan").json()["code"] == "no_plan"
 
 
-def test_delegates_are_only_the_active_colleagues(provider: FakeOpenAI) -> None:
+def test_delegates_are_only_the_active_colleagues(model: FakeOpenAI) -> None:
     office = make_office()
     Employee.objects.filter(office=office, name="Mara").update(is_active=False)
-    provider.enqueue(Reply("", tool_calls=_calls(["Iris"])))
+    model.enqueue(Reply("", tool_calls=_calls(["Iris"])))
     instruction_accept(channel=_master(office), text="Launch the spring campaign")
-    planning = _streams(provider)[0]
+    planning = _streams(model)[0]
     enum = planning.body["tools"][0]["function"]["parameters"]["properties"]["employee"]["enum"]
     assert sorted(enum) == ["Iris", "Theo"]
 
 
 def test_the_cost_view_totals_each_plan_with_its_delegates_and_synthesis(
-    provider: FakeOpenAI,
+    model: FakeOpenAI,
 ) -> None:
     from django.contrib.auth.models import User
 
@@ -482,13 +472,13 @@ def test_the_cost_view_totals_each_plan_with_its_delegates_and_synthesis(
     assert f"<td>{expected}</td>" in page
 
 
-def test_parts_not_done_are_listed_in_the_offices_language(provider: FakeOpenAI) -> None:
+def test_parts_not_done_are_listed_in_the_offices_language(model: FakeOpenAI) -> None:
     from missions.plans import synthesis_footer
     from office.services import office_edit
 
     office = make_office()
     office_edit(office=office, name=office.name, language="ko")
-    provider.enqueue_for("answer this:\n배너", Fail(500))
+    model.enqueue_for("answer this:\n배너", Fail(500))
     plan = instruction_accept(
         channel=_master(office), text="@Iris 배너 시안을 만들어 주세요. @Theo 랜딩 페이지."
     ).mission

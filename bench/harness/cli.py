@@ -1,0 +1,242 @@
+"""Running an end-to-end benchmark from the command line: its options, its deadline, and
+`run_benchmark` (bench/realtime.py and bench/load.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any
+
+from bench.harness.base import PG_DEFAULT, POOLS, BenchError, StackConfig
+from bench.harness.checks import check_database
+from bench.harness.clients import run_clients
+from bench.harness.reports import (
+    _print_findings,
+    print_counts,
+    print_latency,
+    print_notices,
+    print_resources,
+    print_throughput,
+    stats_delta,
+)
+from bench.harness.stack import Stack
+from bench.report import Table, record_run
+
+
+@contextlib.contextmanager
+def run_deadline(seconds: float) -> Iterator[None]:
+    """SIGALRM after `seconds`, SIGTERM at any time: both unwind through every cleanup."""
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        raise BenchError(f"stopped by {signal.Signals(signum).name}")
+
+    previous_alarm = signal.signal(signal.SIGALRM, on_signal)
+    previous_term = signal.signal(signal.SIGTERM, on_signal)
+    signal.alarm(max(1, int(seconds)))
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous_alarm)
+        signal.signal(signal.SIGTERM, previous_term)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def add_stack_arguments(parser: Any) -> None:
+    """Options of the services: workers, pools, Redis DB, PostgreSQL, logs."""
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="Celery workers of the replies queue (-Q replies)",
+    )
+    parser.add_argument(
+        "--pool", choices=POOLS, default="threads", help="pool of the replies workers"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=positive_int,
+        default=64,
+        help="threads (or children) per replies worker",
+    )
+    parser.add_argument(
+        "--replies-pool-max",
+        type=positive_int,
+        default=16,
+        help="DATABASE_POOL_MAX of each replies worker (as in docker-compose.yml)",
+    )
+    parser.add_argument(
+        "--background-workers",
+        type=positive_int,
+        default=1,
+        help="Celery workers of the background queue (-Q background)",
+    )
+    parser.add_argument(
+        "--background-pool", choices=POOLS, default="threads", help="pool of the background workers"
+    )
+    parser.add_argument(
+        "--background-concurrency",
+        type=positive_int,
+        default=8,
+        help="threads (or children) per background worker",
+    )
+    parser.add_argument(
+        "--reply-cpu-slots",
+        type=positive_int,
+        default=8,
+        help="REPLY_CPU_SLOTS of the web process (embedded) and of each replies worker",
+    )
+    parser.add_argument(
+        "--redis-db", type=int, default=11, help="Redis DB index for this run (must be empty)"
+    )
+    parser.add_argument(
+        "--redis-force", action="store_true", help="flush the Redis DB even if it holds keys"
+    )
+    parser.add_argument(
+        "--pg-url",
+        default=os.environ.get("BENCH_PG_URL") or PG_DEFAULT,
+        help="maintenance database on 127.0.0.1 the scratch database is created from",
+    )
+    parser.add_argument("--keep-logs", action="store_true", help="keep the processes' logs")
+
+
+def add_common_arguments(
+    parser: Any, *, clients: int, instructions: int, workers: int, delay_ms: float
+) -> None:
+    parser.add_argument(
+        "--clients", type=positive_int, default=clients, help="concurrent WebSocket clients"
+    )
+    parser.add_argument(
+        "--delay-ms", type=float, default=delay_ms, help="the model server's wait before a reply"
+    )
+    parser.add_argument(
+        "--instructions", type=positive_int, default=instructions, help="instructions per client"
+    )
+    add_stack_arguments(parser)
+    parser.set_defaults(workers=workers)
+    parser.add_argument(
+        "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds the client phase may take"
+    )
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
+    )
+    parser.add_argument(
+        "--linger",
+        type=float,
+        default=0.0,
+        help="seconds each client stays connected after its last reply (idle sockets)",
+    )
+
+
+def stack_config(
+    args: Any, *, prefill: list[int], label: str, embedded: bool = False
+) -> StackConfig:
+    """The StackConfig of the common command-line options (add_common_arguments)."""
+    return StackConfig(
+        users=len(prefill),
+        prefill=prefill,
+        embedded=embedded,
+        workers=args.workers,
+        pool=args.pool,
+        concurrency=args.concurrency,
+        replies_pool_max=args.replies_pool_max,
+        background_workers=args.background_workers,
+        background_pool=args.background_pool,
+        background_concurrency=args.background_concurrency,
+        reply_cpu_slots=args.reply_cpu_slots,
+        delay_ms=args.delay_ms,
+        redis_db=args.redis_db,
+        redis_force=args.redis_force,
+        pg_url=args.pg_url,
+        keep_logs=args.keep_logs,
+        label=label,
+    )
+
+
+def run_benchmark(
+    args: Any,
+    *,
+    title: str,
+    prefill: list[int],
+    percentiles: tuple[int, ...],
+    notices_must_match: bool,
+) -> int:
+    """Bring the stack up, run the clients, check the database, print the tables.
+
+    Returns the exit code: 1 if the count check (and, if asked, the notice check) failed,
+    2 if the run could not be completed (a service did not start, the deadline passed)."""
+    threshold = int(os.environ.get("LONG_SESSION_MISSIONS") or 20)
+    config = stack_config(args, prefill=prefill, label=title.split()[0].lower())
+    budget = args.timeout + 600  # setup and teardown on top of the client phase
+    try:
+        with run_deadline(budget), Stack(config, max_seconds=budget) as stack:
+            before = stack.model_stats()
+            outcome = run_clients(
+                stack,
+                instructions=args.instructions,
+                per_instruction_timeout=args.instruction_timeout,
+                phase_timeout=args.timeout,
+                linger=args.linger,
+            )
+            calls = stats_delta(before, stack.model_stats())
+            workers = stack.workers_summary()
+            stack.stop_services()
+            check = check_database(
+                stack,
+                sent={run.user.channel_id: len(run.instructions) for run in outcome.runs},
+                threshold=threshold,
+            )
+            pre_filled = [n for n in prefill if n]
+            print(
+                f"\n{title}: {args.clients} clients x {args.instructions} instructions; "
+                f"{workers}; "
+                f"model delay {args.delay_ms:g} ms; {len(pre_filled)} sessions pre-filled "
+                f"with {max(pre_filled, default=0)} missions; notice threshold {threshold}"
+            )
+            throughput = print_throughput(outcome, calls)
+            latency = print_latency(outcome, percentiles)
+            problems = print_counts(check, outcome, with_notices=False)
+            notice_problems = print_notices(check, outcome)
+            print_resources(stack)
+            failed = bool(problems) or (notices_must_match and bool(notice_problems))
+            if _print_findings(stack, outcome, failed, [*problems, *notice_problems]):
+                stack.mark_failed()
+            if not args.no_record:
+                sizes = f"{args.clients} clients × {args.instructions}, model {args.delay_ms:g} ms"
+                record_run(
+                    f"{title} ({sizes}; {workers})",
+                    [
+                        Table("Throughput", throughput),
+                        Table("Latency", latency),
+                        Table(
+                            "Result",
+                            [
+                                ("count check", "problems"),
+                                (
+                                    "FAILED" if failed else "OK",
+                                    str(len(problems) + len(notice_problems)),
+                                ),
+                            ],
+                        ),
+                    ],
+                )
+    except BenchError as exc:
+        print(f"\nBenchmark stopped: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nBenchmark interrupted", file=sys.stderr)
+        return 130
+    return 1 if failed else 0

@@ -1,0 +1,233 @@
+"""Reading the kernel's figures of the processes a run started: peak RSS and PSS of each
+process tree, CPU seconds by process tree and by thread, and the peak connections to the
+scratch PostgreSQL database (pg_stat_activity)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bench.harness.base import SAMPLE_INTERVAL
+
+# --- Sampling: peak RSS of the process trees, peak database connections ------------------
+
+
+def _proc_children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 1:
+            children[int(fields[1])].append(int(entry.name))
+    return children
+
+
+def _status_kib(pid: int) -> tuple[int, int]:
+    """(VmHWM, VmRSS) in KiB; (0, 0) once the process is gone."""
+    hwm = rss = 0
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1])
+                elif line.startswith("VmRSS:"):
+                    rss = int(line.split()[1])
+    except OSError:
+        pass
+    return hwm, rss
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _stat_cpu_seconds(path: str) -> float | None:
+    """User + system CPU seconds from a /proc stat file (None: the process or thread is
+    gone)."""
+    try:
+        with open(path) as handle:
+            fields = handle.read().rsplit(")", 1)[-1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """User + system CPU seconds of a process and its live descendants so far."""
+    children = _proc_children()
+    pending: list[int] = [root]
+    seen: set[int] = set()
+    total = 0.0
+    while pending and len(seen) < 1000:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        pending.extend(children.get(pid, []))
+        total += _stat_cpu_seconds(f"/proc/{pid}/stat") or 0.0
+    return total
+
+
+def thread_cpu_seconds(pid: int) -> dict[int, float]:
+    """User + system CPU seconds of each live thread of one process so far, by thread id."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    seconds = {int(tid): _stat_cpu_seconds(f"/proc/{pid}/task/{tid}/stat") for tid in tids}
+    return {tid: spent for tid, spent in seconds.items() if spent is not None}
+
+
+@dataclass
+class PidPeak:
+    pid: int
+    role: str  # "main" or "child"
+    hwm_kib: int = 0
+    rss_kib: int = 0
+
+
+@dataclass
+class TreePeak:
+    name: str
+    pids: dict[int, PidPeak] = field(default_factory=dict)
+    tree_rss_kib: int = 0
+    tree_pss_kib: int = 0
+
+
+class Sampler:
+    """Samples the process trees and pg_stat_activity until stopped (bounded by max_seconds)."""
+
+    def __init__(self, *, pg_url: str | None, database: str, max_seconds: float) -> None:
+        self.pg_url = pg_url
+        self.database = database
+        self.max_seconds = max_seconds
+        self.trees: dict[str, TreePeak] = {}
+        self._roots: dict[str, int] = {}
+        self.peak_connections = 0
+        self.peak_active = 0
+        self.connection_samples = 0
+        self.rss_samples = 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self.errors: list[str] = []
+
+    def watch(self, name: str, pid: int) -> None:
+        with self._lock:
+            self._roots[name] = pid
+            self.trees[name] = TreePeak(name=name)
+
+    def start(self) -> None:
+        loops: list[tuple[Callable[[], None], str]] = [(self._rss_loop, "rss")]
+        if self.pg_url is not None:
+            loops.append((self._pg_loop, "pg"))
+        for target, name in loops:
+            thread = threading.Thread(target=target, name=f"bench-sampler-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def reset(self) -> None:
+        """Forget the peaks so far: the next figures are those of one phase."""
+        with self._lock:
+            self.trees = {name: TreePeak(name=name) for name in self._roots}
+            self.peak_connections = 0
+            self.peak_active = 0
+            self.connection_samples = 0
+            self.rss_samples = 0
+
+    def forget(self, name: str) -> None:
+        """Stop watching a process tree (a service that was stopped)."""
+        with self._lock:
+            self._roots.pop(name, None)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def sample_rss(self) -> None:
+        with self._lock:
+            roots = dict(self._roots)
+            trees = dict(self.trees)
+        children = _proc_children()
+        for name, root in roots.items():
+            tree = trees.get(name)
+            if tree is None:
+                continue
+            pending: list[int] = [root]
+            seen: set[int] = set()
+            total_rss = total_pss = 0
+            while pending and len(seen) < 1000:
+                pid = pending.pop()
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                pending.extend(children.get(pid, []))
+                hwm, rss = _status_kib(pid)
+                if not hwm and not rss:
+                    continue
+                peak = tree.pids.setdefault(
+                    pid, PidPeak(pid=pid, role="main" if pid == root else "child")
+                )
+                peak.hwm_kib = max(peak.hwm_kib, hwm)
+                peak.rss_kib = max(peak.rss_kib, rss)
+                total_rss += rss
+                total_pss += _pss_kib(pid)
+            tree.tree_rss_kib = max(tree.tree_rss_kib, total_rss)
+            tree.tree_pss_kib = max(tree.tree_pss_kib, total_pss)
+        self.rss_samples += 1
+
+    def _rss_loop(self) -> None:
+        deadline = time.monotonic() + self.max_seconds
+        while time.monotonic() < deadline:
+            try:
+                self.sample_rss()
+            except Exception as exc:  # a sampler must never take the run down
+                self.errors.append(f"rss: {exc!r}")
+            if self._stop.wait(SAMPLE_INTERVAL):
+                return
+
+    def _pg_loop(self) -> None:
+        import psycopg
+
+        assert self.pg_url is not None
+        deadline = time.monotonic() + self.max_seconds
+        try:
+            conn = psycopg.connect(self.pg_url, autocommit=True, connect_timeout=5)
+        except Exception as exc:
+            self.errors.append(f"pg: {exc!r}")
+            return
+        with conn:
+            while time.monotonic() < deadline:
+                try:
+                    row = conn.execute(
+                        "SELECT count(*), count(*) FILTER (WHERE state = 'active') "
+                        "FROM pg_stat_activity WHERE datname = %s",
+                        (self.database,),
+                    ).fetchone()
+                    if row is not None:
+                        self.peak_connections = max(self.peak_connections, int(row[0]))
+                        self.peak_active = max(self.peak_active, int(row[1]))
+                        self.connection_samples += 1
+                except Exception as exc:
+                    self.errors.append(f"pg: {exc!r}")
+                    return
+                if self._stop.wait(SAMPLE_INTERVAL / 2):
+                    return
