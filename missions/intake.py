@@ -160,17 +160,19 @@ def instruction_accept(
     )
     route = route_instruction(channel=channel, text=text, employees=employees)
     _check_fan_out(route)
+    if client_id:
+        # Sent again after a reconnect: the mission it made, and the message it was posted
+        # with. Looked up before the rate limit (a resend is not new work: refusing it
+        # would hand the page back a text that was saved) and before the write begins, so
+        # that the write is short.
+        resent = _resent(channel=channel, client_id=client_id)
+        if resent is not None:
+            return resent
     if user_id is not None:
         cost = 1 + len(route.delegations) + len(route.followups)
         verdict = instruction_allowed(user_id=user_id, cost=cost)
         if not verdict.allowed:
             raise RateLimited(retry_after=verdict.retry_after, cost=cost)
-    if client_id:
-        # Sent again after a reconnect: the mission it made, and the message it was posted
-        # with. Looked up before the write begins, so that the write is short.
-        resent = _resent(channel=channel, client_id=client_id)
-        if resent is not None:
-            return resent
     try:
         return _accept_new(channel=channel, route=route, text=text, client_id=client_id)
     except IntegrityError:

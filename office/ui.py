@@ -37,6 +37,8 @@ def chat_strings() -> dict[str, object]:
         "unavailable": _("This channel is not available."),
         "reconnecting": _("Reconnecting…"),
         "too_long": _("The instruction has {count} characters; the limit is {limit}."),
+        "count": _("{count} / {limit} characters"),
+        "not_sent": _("Not sent: shorten it by {over} characters and send again."),
         "loading": _("Loading…"),
         "chars": _("{chars} chars"),
         "chars_of": _("{chars} / {budget} chars"),

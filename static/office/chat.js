@@ -25,6 +25,33 @@
   const outbox = new Map(); // client_id -> text, until the server echoes the instruction
   const pending = new Set(); // missions waiting for a reply
 
+  // --- following the end of the conversation ------------------------------------------
+
+  // Opening a channel shows its newest message, and keeps showing it while messages,
+  // streamed replies and cards (drawn later by plan.js) arrive, unless the person
+  // scrolled up to read, or the address names a mission to show.
+  let following = !location.hash;
+
+  function scroller() {
+    return timeline.scrollHeight > timeline.clientHeight + 1
+      ? timeline : document.scrollingElement || document.documentElement;
+  }
+
+  function nearEnd() {
+    const box = scroller();
+    const height = box === timeline ? box.clientHeight : window.innerHeight;
+    return box.scrollHeight - box.scrollTop - height < 80;
+  }
+
+  function showEnd() {
+    const last = timeline.lastElementChild;
+    if (following && last) last.scrollIntoView({ block: "end" });
+  }
+
+  timeline.addEventListener("scroll", () => { following = nearEnd(); }, { passive: true });
+  window.addEventListener("scroll", () => { following = nearEnd(); }, { passive: true });
+  new MutationObserver(showEnd).observe(timeline, { childList: true, subtree: true });
+
   // --- rendering ---------------------------------------------------------------------
 
   function t(key, values) {
@@ -163,7 +190,7 @@
       if (streaming) { streaming.remove(); streams.delete(message.mission); }
     }
     updateWorking();
-    item.scrollIntoView({ block: "end" });
+    if (following) item.scrollIntoView({ block: "end" });
   }
 
   // A failed mission's earlier Retry buttons go: replaced by the newest failure's, or,
@@ -195,7 +222,7 @@
       streams.set(frame.mission, bubble);
     }
     bubble.lastChild.textContent += frame.text;
-    bubble.scrollIntoView({ block: "end" });
+    if (following) bubble.scrollIntoView({ block: "end" });
   }
 
   function pendingBubble(clientId, text) {
@@ -251,8 +278,9 @@
       const known = ui.errors[frame.code];
       status(known ? known.replace("{seconds}", String(frame.retry_after || 1)) : frame.message);
       if (frame.client_id && outbox.has(frame.client_id)) {
-        // The instruction was refused: give the text back so nothing is lost.
-        if (input && !input.value) input.value = outbox.get(frame.client_id);
+        // The instruction was refused: give the text back so nothing is lost, every
+        // refused one (a burst refused by the rate limit comes back whole, in order).
+        giveBack(outbox.get(frame.client_id));
         outbox.delete(frame.client_id);
         removePendingBubble(frame.client_id);
       }
@@ -283,17 +311,48 @@
     return (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random()).slice(0, 64);
   }
 
+  function giveBack(text) {
+    if (!input || !text || input.value.includes(text)) return;
+    input.value = input.value.trim() ? input.value.replace(/\s+$/, "") + "\n\n" + text : text;
+    updateCounter();
+  }
+
+  // The box takes any length (no maxlength: a paste is never cut silently); beside it,
+  // the count once it nears the limit, and over the limit what to do. Nothing over the
+  // limit is sent, and the text stays in the box.
+  const counter = document.getElementById("counter");
+
+  function number(value) {
+    return value.toLocaleString(lang);
+  }
+
+  function updateCounter(refused) {
+    if (!counter || !input) return;
+    const count = input.value.trim().length;
+    const limit = boot.max_chars;
+    const over = count > limit;
+    counter.hidden = count < limit * 0.8;
+    counter.classList.toggle("over", over);
+    input.setAttribute("aria-invalid", String(over));
+    counter.textContent = over
+      ? t("too_long", { count: number(count), limit: number(limit) }) +
+        (refused ? " " + t("not_sent", { over: number(count - limit) }) : "")
+      : t("count", { count: number(count), limit: number(limit) });
+  }
+
   function submit() {
     const text = input.value.trim();
     if (!text) return;
     if (text.length > boot.max_chars) {
-      status(t("too_long", { count: text.length, limit: boot.max_chars }));
+      updateCounter(true);
+      input.focus();
       return;
     }
     const clientId = newClientId();
     outbox.set(clientId, text);
     pendingBubble(clientId, text);
     input.value = "";
+    updateCounter();
     hideMentions();
     send(clientId, text); // if the socket is down, it goes when the socket is back
   }
@@ -357,9 +416,25 @@
   const mentions = document.getElementById("mentions");
   let choice = 0;
 
+  // A name is typed in any script: "@지" and "@ㅈ" (its initial consonant) find 지수.
+  const MENTION = /@([\p{L}\p{N}._-]*)$/u;
+  const INITIALS = "ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ";
+
+  function initialOf(char) {
+    const code = char.charCodeAt(0) - 0xac00;
+    return code >= 0 && code < 11172 ? INITIALS[Math.floor(code / 588)] : char;
+  }
+
+  function mentionMatches(name, query) {
+    const letters = Array.from(name.toLowerCase());
+    const typed = Array.from(query);
+    return typed.length <= letters.length && typed.every((char, i) =>
+      char === letters[i] || (INITIALS.includes(char) && initialOf(letters[i]) === char));
+  }
+
   function mentionQuery() {
     const before = input.value.slice(0, input.selectionStart);
-    const match = before.match(/@([\w.-]*)$/);
+    const match = before.match(MENTION);
     return match ? match[1].toLowerCase() : null;
   }
 
@@ -370,7 +445,7 @@
   function showMentions() {
     const query = boot.kind === "project" || boot.kind === "master" || boot.kind === "all" ? mentionQuery() : null;
     if (query === null || !mentions) { hideMentions(); return; }
-    const names = boot.members.filter((n) => n.toLowerCase().startsWith(query));
+    const names = boot.members.filter((n) => mentionMatches(n, query));
     if (!names.length) { hideMentions(); return; }
     mentions.textContent = "";
     choice = Math.min(choice, names.length - 1);
@@ -385,7 +460,7 @@
 
   function complete(name) {
     const start = input.selectionStart;
-    const before = input.value.slice(0, start).replace(/@[\w.-]*$/, "@" + name + " ");
+    const before = input.value.slice(0, start).replace(MENTION, "@" + name + " ");
     input.value = before + input.value.slice(start);
     input.selectionStart = input.selectionEnd = before.length;
     hideMentions();
@@ -393,8 +468,10 @@
 
   if (composer) {
     composer.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
-    input.addEventListener("input", () => { choice = 0; showMentions(); });
+    input.addEventListener("input", () => { choice = 0; showMentions(); updateCounter(); });
     input.addEventListener("keydown", (event) => {
+      // The Enter that ends a composition (Hangul, kana…) belongs to the input method.
+      if (event.isComposing || event.keyCode === 229) return;
       const open = mentions && !mentions.hidden;
       if (open && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
         event.preventDefault();

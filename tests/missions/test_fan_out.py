@@ -153,3 +153,28 @@ async def test_the_socket_refuses_too_many_follow_ups_with_its_client_id(owner: 
     assert error["client_id"] == "m1"
     await socket.disconnect()
     assert await database_sync_to_async(Mission.objects.count)() == 0
+
+
+def test_a_resend_of_a_saved_instruction_is_not_refused_by_the_rate_limit(
+    owner: Any, client: Client, settings: Any, fixed_window: None
+) -> None:
+    # A page resends what it has not seen echoed after a reconnect; refusing the resend
+    # would hand the person back a text that was saved.
+    settings.INSTRUCTION_RATE_LIMIT = 2
+    dm = channel_of(owner.offices.get(), "dm")
+
+    def post(text: str, client_id: str) -> Any:
+        return client.post(
+            f"/api/channels/{dm.pk}/instructions",
+            {"text": text, "client_id": client_id},
+            content_type="application/json",
+        )
+
+    first = post("Draft the agenda", "page-1")
+    assert first.status_code == 202
+    assert post("Book the room", "page-2").status_code == 202
+    again = post("Draft the agenda", "page-1")
+    assert again.status_code in (200, 202), again.content
+    assert again.json()["mission"]["id"] == first.json()["mission"]["id"]
+    assert post("Order lunch", "page-3").status_code == 429
+    assert Mission.objects.count() == 2
