@@ -1,9 +1,11 @@
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from language.storable import BAD_TEXT, text_problem
@@ -85,7 +87,18 @@ class ProjectForm(StorableText):
 
 
 class SignupForm(StorableText, UserCreationForm):
-    """Django's sign-up form, held to the same text rule as every other edge."""
+    """Django's sign-up form, held to the same text rule as every other edge, and the
+    language the new office speaks from the start (its team, its project, its notices)."""
+
+    language = forms.ChoiceField(
+        label=_("Language of your office"), choices=settings.LANGUAGES, required=False
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        active = translation.get_language() or settings.LANGUAGE_CODE
+        codes = dict(settings.LANGUAGES)
+        self.fields["language"].initial = active if active in codes else settings.LANGUAGE_CODE
 
 
 class ThrottledLoginMixin:

@@ -5,25 +5,29 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
+from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 
-from office.models import Channel, ChannelKind, Employee, Office, Profile
+from office.models import Channel, ChannelKind, Employee, Office, Profile, default_language
 from sessions.services import session_open_first
 
 
 @dataclass(frozen=True)
 class EmployeeSpec:
     name: str
-    role: str
-    persona: str
+    role: str | Promise
+    persona: str | Promise
     is_master: bool = False
 
 
+# The team every new office starts with, in the office's language (the catalogue).
 DEFAULT_TEAM: tuple[EmployeeSpec, ...] = (
     EmployeeSpec(
         name="Avery",
-        role="Chief of staff",
+        role=_("Chief of staff"),
         is_master=True,
-        persona=(
+        persona=_(
             "You are Avery, the chief of staff of this office. You turn the owner's requests "
             "into clear plans, answer directly when you can, and hand specialist work to the "
             "right colleague, saying who does what and by when. You are brief and concrete."
@@ -31,8 +35,8 @@ DEFAULT_TEAM: tuple[EmployeeSpec, ...] = (
     ),
     EmployeeSpec(
         name="Mara",
-        role="Marketing lead",
-        persona=(
+        role=_("Marketing lead"),
+        persona=_(
             "You are Mara, the marketing lead. You think in audiences, positioning, channels "
             "and numbers. You write copy that is short and specific, and you always say how "
             "a campaign will be measured."
@@ -40,21 +44,22 @@ DEFAULT_TEAM: tuple[EmployeeSpec, ...] = (
     ),
     EmployeeSpec(
         name="Theo",
-        role="Software developer",
-        persona=(
+        role=_("Software developer"),
+        persona=_(
             "You are Theo, a pragmatic software developer. You answer with working steps, "
             "name trade-offs plainly, estimate effort honestly, and flag risks early."
         ),
     ),
     EmployeeSpec(
         name="Iris",
-        role="Product designer",
-        persona=(
+        role=_("Product designer"),
+        persona=_(
             "You are Iris, a product designer. You reason from the user's task, sketch flows "
             "in words, care about accessibility, and keep a consistent visual language."
         ),
     ),
 )
+DEFAULT_PROJECT = _("Website launch")
 
 
 def _channel_create(
@@ -73,9 +78,11 @@ def _channel_create(
 
 
 @transaction.atomic
-def office_create(*, owner: User, name: str) -> Office:
-    """An office with its master and all-hands channels (employees come next)."""
-    office = Office.objects.create(owner=owner, name=name)
+def office_create(*, owner: User, name: str, language: str | None = None) -> Office:
+    """An office with its master and all-hands channels (employees come next), speaking
+    `language` (default: the site's)."""
+    office = Office.objects.create(owner=owner, name=name, language=language or default_language())
+    # Their names are shown through the catalogue by kind, in the reader's language.
     _channel_create(office=office, kind=ChannelKind.MASTER, name="Master")
     _channel_create(office=office, kind=ChannelKind.ALL, name="All hands")
     return office
@@ -109,33 +116,43 @@ def project_channel_create(
 
 
 @transaction.atomic
-def office_create_with_team(*, owner: User, name: str) -> Office:
-    """An office with the default team, one project channel and every channel they need."""
-    office = office_create(owner=owner, name=name)
-    hired = [
-        employee_hire(
-            office=office,
-            name=spec.name,
-            role=spec.role,
-            persona=spec.persona,
-            is_master=spec.is_master,
+def office_create_with_team(*, owner: User, name: str, language: str | None = None) -> Office:
+    """An office with the default team, one project channel and every channel they need,
+    its roles, personas and project written in the office's language."""
+    office = office_create(owner=owner, name=name, language=language)
+    with translation.override(office.language):
+        hired = [
+            employee_hire(
+                office=office,
+                name=spec.name,
+                role=str(spec.role),
+                persona=str(spec.persona),
+                is_master=spec.is_master,
+            )
+            for spec in DEFAULT_TEAM
+        ]
+        specialists = [e for e in hired if not e.is_master]
+        project_channel_create(
+            office=office, name=str(DEFAULT_PROJECT), members=specialists, lead=specialists[0]
         )
-        for spec in DEFAULT_TEAM
-    ]
-    specialists = [e for e in hired if not e.is_master]
-    project_channel_create(
-        office=office, name="Website launch", members=specialists, lead=specialists[0]
-    )
     return office
 
 
-def office_open_for_user(*, user: User) -> Office:
+def office_open_for_user(*, user: User, language: str | None = None) -> Office:
     """The user's office, created with the default team if they have none yet (sign-up,
-    or an account made by an operator)."""
+    or an account made by an operator), in `language`, else the person's own language,
+    else the site's."""
     office = Office.objects.filter(owner=user).order_by("id").first()
     if office is not None:
         return office
-    return office_create_with_team(owner=user, name=f"{user.get_username()}'s office")
+    chosen = (
+        language
+        or Profile.objects.filter(user=user).values_list("language", flat=True).first()
+        or default_language()
+    )
+    with translation.override(chosen):
+        name = _("%(name)s's office") % {"name": user.get_username()}
+    return office_create_with_team(owner=user, name=str(name), language=chosen)
 
 
 @transaction.atomic

@@ -302,8 +302,16 @@ def signup(request: HttpRequest) -> HttpResponse:
             return response
         user = form.save()
         login(request, user)
-        office_open_for_user(user=user)
-        return redirect("office:home")
+        language = form.cleaned_data["language"] or translation.get_language()
+        if language not in dict(settings.LANGUAGES):
+            language = settings.LANGUAGE_CODE
+        # The office speaks the sign-up language from the start, and so does the page.
+        office_open_for_user(user=user, language=language)
+        user_set_language(user=user, language=language)
+        translation.activate(language)
+        response = redirect("office:home")
+        response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
+        return response
     return render(request, "registration/signup.html", {"form": form})
 
 
