@@ -126,6 +126,94 @@ def mission_cost_report(
     return result
 
 
+def _saved_pct(sent: int, full: int) -> float:
+    return round(100 * (1 - sent / (full or 1)), 1)
+
+
+def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str, Any]:
+    """What the office's prompts cost, for its owner: per employee and per recent mission,
+    characters sent against the full history (every earlier finished mission of the
+    session in full, plus the instruction), and the tokens the provider reported.
+
+    A share saved below zero is not a fault: a session's first missions have little
+    history, and the prompt's fixed parts (persona, memory, summary) outweigh it; the
+    share grows as the session does. `fixed_parts` marks those rows for the page."""
+    since = timezone.now() - timedelta(days=days)
+    rows = list(
+        Mission.objects.filter(
+            status=MissionStatus.DONE, channel__office_id=office_id, created_at__gte=since
+        )
+        .annotate(
+            size=Length("instruction") + Length("reply"),
+            running=Window(
+                Sum(Length("instruction") + Length("reply")),
+                partition_by=[F("session_id")],
+                order_by=F("seq").asc(),
+            ),
+        )
+        .values(
+            "id",
+            "seq",
+            "created_at",
+            "channel_id",
+            "channel__name",
+            "assignee__name",
+            "prompt_chars",
+            "prompt_tokens",
+            "cached_tokens",
+            "completion_tokens",
+            "size",
+            "running",
+            "instruction",
+        )
+        .order_by("-created_at", "-id")
+    )
+    fields = ("prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens")
+    employees: dict[str, dict[str, Any]] = {}
+    missions: list[dict[str, Any]] = []
+    for row in rows:
+        full = row["running"] - row["size"] + len(row["instruction"])
+        mission: dict[str, Any] = dict(
+            prompt_chars=row["prompt_chars"],
+            prompt_tokens=row["prompt_tokens"],
+            cached_tokens=row["cached_tokens"],
+            completion_tokens=row["completion_tokens"],
+            id=row["id"],
+            seq=row["seq"],
+            created_at=row["created_at"],
+            channel_id=row["channel_id"],
+            channel=row["channel__name"],
+            employee=row["assignee__name"] or "",
+            instruction=row["instruction"][:80],
+            full_history_chars=full,
+        )
+        mission["saved_pct"] = _saved_pct(mission["prompt_chars"], full)
+        mission["fixed_parts"] = mission["saved_pct"] < 0
+        if len(missions) < recent:
+            missions.append(mission)
+        entry = employees.setdefault(
+            mission["employee"],
+            {"employee": mission["employee"], "missions": 0, "full_history_chars": 0}
+            | dict.fromkeys(fields, 0),
+        )
+        entry["missions"] += 1
+        entry["full_history_chars"] += full
+        for field in fields:
+            entry[field] += mission[field]
+    per_employee = sorted(employees.values(), key=lambda e: e["employee"])
+    totals: dict[str, Any] = {"missions": len(rows), "full_history_chars": 0} | dict.fromkeys(
+        fields, 0
+    )
+    for entry in per_employee:
+        entry["saved_pct"] = _saved_pct(entry["prompt_chars"], entry["full_history_chars"])
+        entry["fixed_parts"] = entry["saved_pct"] < 0
+        for field in (*fields, "full_history_chars"):
+            totals[field] += entry[field]
+    totals["saved_pct"] = _saved_pct(totals["prompt_chars"], totals["full_history_chars"])
+    totals["fixed_parts"] = totals["saved_pct"] < 0
+    return {"employees": per_employee, "missions": missions, "totals": totals, "days": days}
+
+
 def missions_stuck(*, now: datetime | None = None) -> QuerySet[Mission]:
     """Running missions whose run has given no sign of life (its claim or a heartbeat)
     for MISSION_STUCK_AFTER seconds: their worker died."""

@@ -11,5 +11,6 @@ urlpatterns = [
     path("employees/<int:employee_id>/", views.employee_edit_view, name="employee"),
     path("projects/new/", views.project_create_view, name="project_new"),
     path("language/", views.language_view, name="language"),
+    path("cost/", views.cost_view, name="cost"),
     path("c/<int:channel_id>/", views.chat, name="chat"),
 ]

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.celery import queue_task
-from missions.selectors import message_list_for_session, missions_in_progress
+from missions.selectors import message_list_for_session, missions_in_progress, office_cost
 from missions.timeline import message_data
 from office.auth import Throttled, client_address, login_retry_after, signup_allowed
 from office.forms import EmployeeForm, LoginForm, ProjectForm, SignupForm
@@ -158,6 +158,16 @@ def language_view(request: HttpRequest) -> HttpResponse:
     # The login page after logging out stays in the chosen language too.
     response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
     return response
+
+
+@login_required
+def cost_view(request: HttpRequest) -> HttpResponse:
+    """What the person's office's prompts cost: per employee and per recent mission."""
+    office = _office(request)
+    days = request.GET.get("days", "30")
+    period = int(days) if days.isdigit() and 0 < int(days) <= 3650 else 30
+    report = office_cost(office_id=office.pk, days=period)
+    return render(request, "office/cost.html", {"office": office, **report})
 
 
 @login_required

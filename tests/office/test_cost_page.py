@@ -1,0 +1,112 @@
+"""Every person sees what their office's prompts cost (not only staff in the admin): per
+employee and per recent mission, characters sent against the full history and the tokens
+reported; a share below zero is explained (the prompt's fixed parts outweigh a short
+history), never shown as a bare negative. Nothing of another office is counted."""
+
+import pytest
+from django.test import Client
+
+from missions.models import Mission
+from missions.selectors import office_cost
+from office.models import Office
+from office.services import user_set_language
+from sessions.services import session_get_or_open_current
+from tests.factories import add_finished_missions, dm_channel, make_office, make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _history(office: Office, employee: str, sizes: list[tuple[int, int]]) -> list[Mission]:
+    """Missions of `employee`'s 1:1 whose instruction + reply are 100 chars each, and whose
+    prompts were `sizes[i] = (prompt chars, cached tokens)`."""
+    session = session_get_or_open_current(channel=dm_channel(office, employee))
+    made = add_finished_missions(
+        session, len(sizes), text=lambda n: (f"{n:02d}" + "i" * 48, "r" * 50)
+    )
+    for mission, (chars, cached) in zip(made, sizes, strict=True):
+        Mission.objects.filter(pk=mission.pk).update(
+            prompt_chars=chars,
+            prompt_tokens=chars // 4,
+            cached_tokens=cached,
+            completion_tokens=10,
+        )
+    return made
+
+
+def test_it_reports_per_employee_and_per_mission_against_the_full_history() -> None:
+    owner = make_user()
+    office = make_office(owner)
+    _history(office, "Theo", [(500, 0), (500, 100), (500, 120)])  # full: 50, 150, 250
+    _history(office, "Iris", [(100, 0)])  # full: 50
+    other = make_office(make_user())
+    _history(other, "Theo", [(9_999, 0)])
+
+    report = office_cost(office_id=office.pk)
+
+    by_name = {row["employee"]: row for row in report["employees"]}
+    assert set(by_name) == {"Theo", "Iris"}
+    theo = by_name["Theo"]
+    assert (theo["missions"], theo["prompt_chars"], theo["full_history_chars"]) == (3, 1500, 450)
+    assert theo["cached_tokens"] == 220 and theo["prompt_tokens"] == 375
+    assert theo["fixed_parts"] and theo["saved_pct"] < 0
+    assert [m["full_history_chars"] for m in report["missions"] if m["employee"] == "Theo"] == [
+        250,
+        150,
+        50,
+    ]
+    assert report["totals"]["missions"] == 4 and report["totals"]["prompt_chars"] == 1_600
+
+
+def test_a_long_session_shows_its_savings_as_a_share() -> None:
+    office = make_office(make_user())
+    _history(office, "Theo", [(300, 0)] * 12)  # full: 50 + 150 + … + 1150 = 7200
+    theo = office_cost(office_id=office.pk)["employees"][0]
+    assert theo["full_history_chars"] == 7_200 and theo["prompt_chars"] == 3_600
+    assert theo["saved_pct"] == 50.0 and not theo["fixed_parts"]
+
+
+@pytest.mark.parametrize(
+    ("language", "why", "not_yet", "per_employee"),
+    [
+        ("en", "Why a share can be below zero", "not yet (fixed parts)", "Per employee"),
+        ("ko", "절감률이 0보다 낮을 수 있는 이유", "아직 없음(고정 부분)", "직원별"),
+    ],
+)
+def test_a_signed_up_person_sees_their_cost_page_with_the_reason_for_early_figures(
+    language: str, why: str, not_yet: str, per_employee: str
+) -> None:
+    owner = make_user()
+    office = make_office(owner)
+    _history(office, "Theo", [(500, 0), (500, 0)])
+    _history(make_office(make_user()), "Mara", [(777, 0)])
+    user_set_language(user=owner, language=language)
+    client = Client()
+    client.force_login(owner)
+
+    home = client.get("/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert 'href="/cost/"' in home
+    page = client.get("/cost/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    assert why in page and per_employee in page
+    assert page.count(not_yet) == 3  # Theo's row and both missions: none shown as "-…%"
+    assert "-" + "100" not in page and "%</td>" not in page.split("cost-missions")[1]
+    assert "Mara" not in page and "777" not in page
+    assert "#1" in page and "#2" in page
+
+
+def test_the_cost_page_needs_a_log_in() -> None:
+    response = Client().get("/cost/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_the_admins_cost_page_explains_early_figures_too() -> None:
+    office = make_office(make_user())
+    _history(office, "Theo", [(500, 0)])
+    admin = make_user("root")
+    admin.is_staff = admin.is_superuser = True
+    admin.save()
+    client = Client()
+    client.force_login(admin)
+    page = client.get("/admin/office/office/cost/").content.decode()
+    assert "not yet (fixed parts)" in page and "Why a share can be below zero" in page
+    assert "-900.0%" not in page
