@@ -19,6 +19,7 @@ from missions.lifecycle import mission_retry
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_sweep_overdue
 from missions.selectors import plan_data
+from missions.texts import message_text
 from office.models import ChannelKind, Employee, Office
 from tests.factories import channel_of, make_office, make_user
 from tests.fake_openai import Fail, FakeOpenAI, RecordedRequest, Reply, ToolCallStep
@@ -204,7 +205,7 @@ def test_a_malformed_tool_call_fails_the_plan_clearly_and_a_retry_plans_again(
     assert plan.error == f"bad_plan: No plan was started: {error}"
     assert not plan.children.exists()
     shown = Message.objects.get(mission=plan, kind=MessageKind.ERROR)
-    assert error in shown.text and shown.payload["retry"] is True
+    assert error in message_text(shown) and shown.payload["retry"] is True
 
     provider.enqueue(Reply("", tool_calls=_calls(["Iris"])))
     assert mission_retry(mission=plan)
