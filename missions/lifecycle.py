@@ -131,7 +131,7 @@ def mission_complete(
         # A retried mission may finish after the fold watermark passed it; the summary
         # decides whether it needs a late fold.
         queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
-    if extract_at_once(mission.instruction):
+    if not mission.instruction_is_generated and extract_at_once(mission.instruction):
         # Said to be kept: remembered now. The rest is extracted with its fold.
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
     # Read once committed: the checks then see this mission among the finished ones,

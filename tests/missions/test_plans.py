@@ -94,6 +94,9 @@ def test_a_three_delegate_plan_runs_at_once_and_one_synthesis_cites_every_result
     for child in children:
         assert child.channel.kind == ChannelKind.DM and child.channel.employee == child.assignee
         assert child.status == MissionStatus.DONE
+    # The parts the chief of staff wrote and the synthesis brief are the office's words.
+    assert [c.instruction_is_generated for c in children] == [True, True, True]
+    assert not plan.instruction_is_generated
     [synthesis] = plan.children.filter(source=MissionSource.SYNTHESIS)
     assert synthesis.status == MissionStatus.DONE and synthesis.channel_id == plan.channel_id
 
@@ -316,6 +319,11 @@ def test_the_offline_provider_sums_up_a_mention_plan(settings: Any) -> None:
     ).mission
     [synthesis] = Mission.objects.filter(parent=plan, source=MissionSource.SYNTHESIS)
     assert synthesis.status == MissionStatus.DONE
+    # "@Iris draft the banner": the parts are the person's own words; the synthesis brief
+    # is the office's.
+    parts = Mission.objects.filter(parent=plan, source=MissionSource.DELEGATION)
+    assert [p.instruction_is_generated for p in parts] == [False, False]
+    assert synthesis.instruction_is_generated
     assert "Iris (done)" in synthesis.reply and "Theo (done)" in synthesis.reply
     assert "draft the banner" in synthesis.reply
 
