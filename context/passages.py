@@ -16,9 +16,16 @@ class Piece:
     text: str
 
 
-def mission_text(instruction: str, reply: str) -> str:
-    """The text passages are cut from: the person's turn, then the employee's."""
-    return f"Instruction: {instruction.strip()}\n\nReply: {reply.strip()}"
+# The label of an instruction the office wrote (a synthesis, a delegated brief): recalled,
+# it is never read as the person's words.
+OFFICE_BRIEF_LABEL = "Brief written by the office"
+
+
+def mission_text(instruction: str, reply: str, *, generated: bool = False) -> str:
+    """The text passages are cut from: the person's turn (or the office's brief), then the
+    employee's."""
+    label = OFFICE_BRIEF_LABEL if generated else "Instruction"
+    return f"{label}: {instruction.strip()}\n\nReply: {reply.strip()}"
 
 
 def _paragraphs(text: str) -> list[Piece]:

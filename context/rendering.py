@@ -17,7 +17,7 @@ from context.loading import (
     PendingMission,
     RecalledPassage,
 )
-from context.passages import mission_text
+from context.passages import OFFICE_BRIEF_LABEL, mission_text
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
@@ -240,7 +240,12 @@ def _recent_blocks(
     newest_first = sorted(missions, key=lambda m: -m.seq)
     # The section joins reply to instruction with "\n" and missions with "\n\n".
     budget -= max(3 * len(newest_first) - 2, 0)
-    headers = {m.pk: mission_header(m.seq, m.created_at) + "\n" for m in newest_first}
+    headers = {
+        m.pk: mission_header(m.seq, m.created_at)
+        + (f" {OFFICE_BRIEF_LABEL}:" if m.instruction_is_generated else "")
+        + "\n"
+        for m in newest_first
+    }
     full = {m.pk: len(m.instruction) + len(m.reply) for m in newest_first}
     floor = {m.pk: len(headers[m.pk]) + min(full[m.pk], DETAIL_MIN_BODY) for m in newest_first}
     # When even the floors overflow (a tiny budget), the oldest are cut to their header,
@@ -499,7 +504,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
             session_number=inputs.session_number,
             at=m.created_at,
             position=0,
-            text=mission_text(m.instruction, m.reply),
+            text=mission_text(m.instruction, m.reply, generated=m.instruction_is_generated),
         )
         for m in inputs.history
     ]

@@ -12,7 +12,9 @@ SWEEP_LIMIT = 500
 
 
 def _passages(mission: Mission) -> list[Passage]:
-    text = mission_text(mission.instruction, mission.reply)
+    text = mission_text(
+        mission.instruction, mission.reply, generated=mission.instruction_is_generated
+    )
     return [
         Passage(
             mission=mission,

@@ -5,6 +5,7 @@ that an employee knows the summary and the memory) and streams in pieces like a 
 model. It has no structured output: folding and memory extraction use their own
 deterministic paths when `structured_output` is false."""
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -38,24 +39,76 @@ def _content(message: dict[str, object]) -> str:
 
 
 def _first_line_after(text: str, heading: str) -> str:
-    """The first non-empty line below the line that starts with `heading`."""
+    """The first line below the line that starts with `heading` that says something, read
+    as a person would (see `_readable`)."""
     _, found, rest = text.partition(heading)
     if not found:
         return ""
     for line in rest.splitlines()[1:]:
         if line.startswith("## "):
             break  # the next section
-        line = _without_offline_replies(line).strip(" -")
-        if _has_words(line):
-            return line
+        readable = _readable(line.strip(" -"))
+        if _has_words(readable):
+            return readable
     return ""
 
 
 def _has_words(line: str) -> bool:
     """More than a mission's header and the labels of an emptied excerpt."""
     rest = re.sub(r"^\[[^\]]*\]", " ", line)
-    rest = re.sub(r'Instruction:|Reply:|\\n|["\s\\]+', " ", rest)
+    rest = re.sub(r"Instruction:|Reply:|\\n|[\"\s\\]+", " ", rest)
     return bool(re.search(r"\w{2,}", rest))
+
+
+# A line of the prompt: an optional header ("[mission #3 · …]", "(rule, id 7)") and the
+# stored text, quoted as a JSON string (context.rendering quotes every stored text so).
+_QUOTED_LINE = re.compile(r'^(?P<header>\[[^\]]*\]|\([^)]*\))?\s*(?P<quoted>".*")\s*$')
+_MISSION_HEADER = re.compile(
+    r"^\[(?:(?P<session>session \d+), )?mission #(?P<seq>\d+) · (?P<at>.+)\]$"
+)
+_TURNS = re.compile(
+    r"^(?P<label>Instruction|Brief written by the office):\s*(?P<asked>.*?)"
+    r"(?:\s*Reply:\s*(?P<answered>.*))?$",
+    re.S,
+)
+
+
+def _plain(text: str) -> str:
+    """One line of plain words: no line breaks, no earlier offline replies."""
+    return " ".join(_without_offline_replies(text).split())
+
+
+def _readable(line: str) -> str:
+    """A line of the prompt as a sentence a person reads: the stored text unquoted (no
+    JSON escapes such as a literal backslash-n), a mission's turns said as who asked
+    and who answered, a memory item's kind in words."""
+    found = _QUOTED_LINE.match(line)
+    if found is None:
+        return _plain(line)
+    try:
+        stored = json.loads(found.group("quoted"))
+    except ValueError:
+        return _plain(line)
+    if not isinstance(stored, str):
+        return _plain(line)
+    header = found.group("header") or ""
+    mission = _MISSION_HEADER.match(header)
+    if mission is None:
+        kind = header.strip("()").split(",", 1)[0].strip()
+        text = _plain(stored)
+        return f"\u201c{text}\u201d ({kind})" if kind and text else text
+    where = f"mission #{mission.group('seq')}"
+    if mission.group("session"):
+        where += f" of {mission.group('session')}"
+    turns = _TURNS.match(stored.strip())
+    if turns is None:
+        return f"in {where} ({mission.group('at')}): \u201c{_plain(stored)}\u201d"
+    asked, answered = _plain(turns.group("asked")), _plain(turns.group("answered") or "")
+    who = "you asked" if turns.group("label") == "Instruction" else "the office asked"
+    said = f"in {where} ({mission.group('at')}) {who}: \u201c{asked}\u201d"
+    if _has_words(answered):
+        said += f", and the answer was: \u201c{answered[:200]}\u201d"
+    return said if _has_words(asked) or _has_words(answered) else ""
 
 
 # The heading under which a synthesis's prompt quotes the delegates' results.
@@ -77,6 +130,12 @@ def _results(context: str) -> list[str]:
         elif lines and line.strip() and not lines[-1].endswith("”"):
             lines[-1] += f": “{line.strip().strip(chr(34))[:160]}”"
     return lines
+
+
+def _sentence(text: str) -> str:
+    """`text` ending as a sentence does."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", "\u201d")) else text + "."
 
 
 class OfflineProvider:
@@ -107,13 +166,13 @@ class OfflineProvider:
             context, "Facts:"
         )
         if summary_line:
-            parts.append(f"From our earlier work I keep in mind: {summary_line}")
+            parts.append(f"From our earlier work I keep in mind: {_sentence(summary_line)}")
         memory_line = _first_line_after(context, "## Long-term memory")
         if memory_line:
-            parts.append(f"I also remember: {memory_line}")
+            parts.append(f"I also remember: {_sentence(memory_line)}")
         recalled = _first_line_after(context, "## Recalled from earlier")
         if recalled:
-            parts.append(f"Looking back: {recalled[:300]}")
+            parts.append(f"Looking back, {_sentence(recalled[:400])}")
         parts.append(DISCLAIMER)
         return " ".join(parts)
 

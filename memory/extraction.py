@@ -209,7 +209,8 @@ def memory_extract_from_mission(*, mission_id: int) -> list[tuple[int, str]]:
         .filter(pk=mission_id, status="done")
         .first()
     )
-    if mission is None:
+    if mission is None or mission.instruction_is_generated:
+        # The office's own brief: nothing the person said to remember.
         return []
     try:
         candidates = propose_candidates(
@@ -272,8 +273,11 @@ def memory_extract_folded(*, mission_ids: list[int]) -> list[tuple[int, str]]:
         for m in Mission.objects.select_related("channel__office", "assignee")
         .filter(pk__in=mission_ids, status=MissionStatus.DONE)
         .order_by("channel_id", "session_id", "seq")
-        # Nothing of the person's own (all quoted or handed over): nothing to remember.
-        if own_words(m.instruction) and not extract_at_once(m.instruction)
+        # Nothing of the person's own (the office's brief, or all quoted or handed over):
+        # nothing to remember.
+        if not m.instruction_is_generated
+        and own_words(m.instruction)
+        and not extract_at_once(m.instruction)
     ]
     size = max(int(settings.FOLD_BATCH), 1)
     sessions: dict[int, list[Mission]] = {}

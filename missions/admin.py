@@ -7,6 +7,7 @@ from django.http import HttpRequest
 from missions.lifecycle import mission_requeue
 from missions.models import Message, Mission, MissionStatus
 from missions.selectors import missions_stuck
+from missions.texts import message_text
 from office.admin import OfficeScopedAdmin
 
 
@@ -89,4 +90,4 @@ class MessageAdmin(OfficeScopedAdmin):
 
     @admin.display(description="text")
     def short_text(self, obj: Message) -> str:
-        return obj.text[:80]
+        return message_text(obj)[:80]

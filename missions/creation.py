@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from config.celery import queue_task_on_commit
 from config.prepared import prepared
-from missions.models import Message, MessageKind, Mission
+from missions.models import InstructionAuthor, Message, MessageKind, Mission
 from missions.queueing import mission_queue_run
 from missions.timeline import message_post
 from office.models import Employee
@@ -27,12 +27,13 @@ def mission_create(
     assignee: Employee,
     source: str,
     instruction: str,
+    instruction_author: str = InstructionAuthor.PERSON,
     client_id: str = "",
     parent: Mission | None = None,
     at: datetime | None = None,
     expected_output: str = "",
     message_kind: str = MessageKind.USER,
-    message_text: str | None = None,
+    message_office_text: dict[str, Any] | None = None,
     payload: dict[str, Any] | None = None,
 ) -> tuple[Mission, bool]:
     """The mission for this instruction, and whether it is new (see `mission_open`)."""
@@ -41,12 +42,13 @@ def mission_create(
         assignee=assignee,
         source=source,
         instruction=instruction,
+        instruction_author=instruction_author,
         client_id=client_id,
         parent=parent,
         at=at,
         expected_output=expected_output,
         message_kind=message_kind,
-        message_text=message_text,
+        message_office_text=message_office_text,
         payload=payload,
     )
     return opened.mission, opened.created
@@ -76,12 +78,13 @@ def mission_open(
     assignee: Employee,
     source: str,
     instruction: str,
+    instruction_author: str = InstructionAuthor.PERSON,
     client_id: str = "",
     parent: Mission | None = None,
     at: datetime | None = None,
     expected_output: str = "",
     message_kind: str = MessageKind.USER,
-    message_text: str | None = None,
+    message_office_text: dict[str, Any] | None = None,
     payload: dict[str, Any] | None = None,
     counted: bool = False,
 ) -> Opened:
@@ -89,11 +92,11 @@ def mission_open(
 
     A `client_id` already used in the session returns the existing mission: an
     instruction resent after a reconnect is not a second mission. The timeline shows the
-    instruction (a `message_kind` message, `message_text` in place of the instruction if
-    given, `payload` added to its own). `counted`: the caller counted this mission under
-    the session's row lock (`session_count_current`), `session` is the row it got back,
-    and it looked the client_id up itself (a concurrent send of the same one then fails
-    on the constraint)."""
+    instruction (a `message_kind` message; in its place what the office says, if
+    `message_office_text` is given; `payload` added to its own). `counted`: the caller
+    counted this mission under the session's row lock (`session_count_current`),
+    `session` is the row it got back, and it looked the client_id up itself (a concurrent
+    send of the same one then fails on the constraint)."""
     if counted:
         seq = session.mission_count
     else:
@@ -118,6 +121,7 @@ def mission_open(
         assignee=assignee,
         parent=parent,
         instruction=instruction,
+        instruction_author=instruction_author,
         expected_output=expected_output,
         client_id=client_id,
         created_at=created_at,
@@ -127,7 +131,8 @@ def mission_open(
         session_id=session.pk,
         mission=mission,
         kind=message_kind,
-        text=instruction if message_text is None else message_text,
+        text="" if message_office_text else instruction,
+        office_text=message_office_text,
         payload={
             "client_id": client_id,
             "assignee": assignee.name,

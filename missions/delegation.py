@@ -15,10 +15,11 @@ from django.db import transaction
 from llm.base import Tool, ToolCall
 from missions.creation import mission_after_accept, mission_create
 from missions.lifecycle import mission_complete
-from missions.models import MessageKind, Mission, MissionSource
+from missions.models import InstructionAuthor, MessageKind, Mission, MissionSource
 from missions.plans import plan_send_on_commit
 from missions.ratelimit import instruction_allowed
 from missions.selectors import delegate_url
+from missions.texts import office_text
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
 from sessions.services import session_get_or_open_current
@@ -41,6 +42,9 @@ class Delegation:
     employee: Employee
     task: str
     expected_output: str = ""
+    # The part in the person's own words (an "@name: task" line), or a brief the chief of
+    # staff wrote (a tool call).
+    written_by_office: bool = True
 
 
 def delegate_tool(*, colleagues: list[Employee]) -> Tool:
@@ -177,8 +181,11 @@ def plan_start(
         session_id=plan.session_id,
         mission=plan,
         kind=MessageKind.EVENT,
-        text=f"Plan of mission #{plan.seq}: "
-        + "; ".join(f"{d.employee.name}: {d.task[:80]}" for d in delegations),
+        office_text=office_text(
+            "plan",
+            seq=plan.seq,
+            parts=[{"employee": d.employee.name, "task": d.task[:80]} for d in delegations],
+        ),
         payload={"event": "plan", "plan": plan.pk, "seq": plan.seq},
     )
     # Registered before the delegated missions are queued: the card appears with every
@@ -195,6 +202,9 @@ def _delegate(*, plan: Mission, delegation: Delegation) -> Mission:
         assignee=delegation.employee,
         source=MissionSource.DELEGATION,
         instruction=delegation.task,
+        instruction_author=(
+            InstructionAuthor.OFFICE if delegation.written_by_office else InstructionAuthor.PERSON
+        ),
         expected_output=delegation.expected_output,
         parent=plan,
         payload={

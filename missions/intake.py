@@ -17,6 +17,7 @@ from missions.dispatch import Route, route_instruction
 from missions.lifecycle import mission_complete
 from missions.models import Message, MessageKind, Mission, MissionSource
 from missions.ratelimit import instruction_allowed
+from missions.texts import office_text
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
 from sessions.models import ChatSession
@@ -24,12 +25,6 @@ from sessions.services import session_count_current, session_get_or_open_current
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]*")
 RETIRED = "employee_retired"
-# Said under an instruction that names someone with @ who does not work here (or has
-# retired), in the office's language.
-UNKNOWN_MENTION = {
-    "en": "No one called @{name} works here.",
-    "ko": "여기에는 @{name}(이)라는 직원이 없어요.",
-}
 
 
 class InstructionRejected(Exception):
@@ -74,7 +69,7 @@ def _spawn_followup(*, parent: Mission, employee: Employee, text: str) -> Missio
         session_id=parent.session_id,
         mission=parent,
         kind=MessageKind.EVENT,
-        text=f"Follow-up for {employee.name}: {text[:200]}",
+        office_text=office_text("follow_up", employee=employee.name, task=text[:200]),
         payload={
             "event": source,
             "child_mission": child.pk,
@@ -87,14 +82,12 @@ def _spawn_followup(*, parent: Mission, employee: Employee, text: str) -> Missio
 
 
 def _unknown_names_notice(*, mission: Mission, message: Message, names: list[str]) -> None:
-    language = mission.channel.office.language
-    template = UNKNOWN_MENTION.get(language, UNKNOWN_MENTION["en"])
     message_post(
         channel_id=mission.channel_id,
         session_id=mission.session_id,
         mission=mission,
         kind=MessageKind.EVENT,
-        text=" ".join(template.format(name=name) for name in names),
+        office_text=office_text("unknown_mention", names=names),
         payload={"event": "unknown_mention", "names": names, "after_message": message.pk},
     )
 
@@ -222,7 +215,10 @@ def _accept_new(*, channel: Channel, route: Route, text: str, client_id: str) ->
             mission_after_accept(mission, run=False)
             plan_start(
                 plan=mission,
-                delegations=[Delegation(employee=e, task=t) for e, t in route.delegations],
+                delegations=[
+                    Delegation(employee=e, task=t, written_by_office=False)
+                    for e, t in route.delegations
+                ],
             )
         else:
             mission_after_accept(mission)

@@ -18,6 +18,7 @@ from memory.extraction import extract_at_once
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
+from missions.texts import office_text
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
 from realtime.frames import ReplyDoneFrame, UsageData
@@ -130,7 +131,7 @@ def mission_complete(
         # A retried mission may finish after the fold watermark passed it; the summary
         # decides whether it needs a late fold.
         queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
-    if extract_at_once(mission.instruction):
+    if not mission.instruction_is_generated and extract_at_once(mission.instruction):
         # Said to be kept: remembered now. The rest is extracted with its fold.
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
     # Read once committed: the checks then see this mission among the finished ones,
@@ -174,7 +175,7 @@ def _report_back(child: Mission) -> None:
         session_id=parent.session_id,
         mission=parent,
         kind=MessageKind.EVENT,
-        text=f"{child.assignee.name} reported back: {excerpt}",
+        office_text=office_text("reported_back", employee=child.assignee.name, excerpt=excerpt),
         payload={
             "event": "report",
             "child_mission": child.pk,
@@ -203,7 +204,7 @@ def mission_fail(
         session_id=mission.session_id,
         mission=mission,
         kind=MessageKind.ERROR,
-        text=f"{mission.assignee.name} could not answer: {message}",
+        office_text=office_text("could_not_answer", employee=mission.assignee.name, error=message),
         payload={"code": code, "retry": True, "seq": mission.seq},
     )
     _tell_plan(mission)

@@ -14,6 +14,15 @@ class MissionSource(models.TextChoices):
     SYNTHESIS = "synthesis", "Synthesis"
 
 
+class InstructionAuthor(models.TextChoices):
+    """Who wrote a mission's instruction: the person, or the office (a synthesis's brief,
+    a delegated part the chief of staff wrote). The office's words are never the person's:
+    summaries, recall and memory read them as the office's."""
+
+    PERSON = "person", "The person"
+    OFFICE = "office", "The office"
+
+
 class MissionStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
     RUNNING = "running", "Running"
@@ -38,6 +47,9 @@ class Mission(models.Model):
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children"
     )
     instruction = models.TextField()
+    instruction_author = models.CharField(
+        max_length=10, choices=InstructionAuthor.choices, default=InstructionAuthor.PERSON
+    )
     # A delegated mission: what its parent asked to get back (blank: not said).
     expected_output = models.TextField(blank=True)
     reply = models.TextField(blank=True)
@@ -83,6 +95,12 @@ class Mission(models.Model):
     def __str__(self) -> str:
         return f"#{self.seq} {self.instruction[:60]}"
 
+    @property
+    def instruction_is_generated(self) -> bool:
+        """The instruction is the office's brief (a synthesis, a delegated part the chief
+        of staff wrote), not the person's words."""
+        return self.instruction_author == InstructionAuthor.OFFICE
+
 
 class MessageKind(models.TextChoices):
     USER = "user", "Instruction"
@@ -106,7 +124,11 @@ class Message(models.Model):
     author = models.ForeignKey(
         "office.Employee", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )
-    text = models.TextField()
+    # What a person or an employee wrote; blank for what the office says (office_text).
+    text = models.TextField(blank=True)
+    # What the office says, as data rendered in the reader's language (missions.texts):
+    # {"kind": …, its parameters}; empty for a person's or an employee's message.
+    office_text = models.JSONField(default=dict, blank=True)
     # Actions and links the client renders (e.g. the notice's "start new session").
     payload = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -116,4 +138,4 @@ class Message(models.Model):
         indexes = [models.Index(fields=["channel", "id"], name="message_channel_id")]
 
     def __str__(self) -> str:
-        return f"{self.kind}: {self.text[:60]}"
+        return f"{self.kind}: {(self.text or self.office_text.get('kind', ''))[:60]}"

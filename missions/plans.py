@@ -13,12 +13,14 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_noop
 
 from missions.creation import mission_create
-from missions.models import MessageKind, Mission, MissionSource, MissionStatus
+from missions.models import InstructionAuthor, MessageKind, Mission, MissionSource, MissionStatus
 from missions.queueing import mission_queue_run
 from missions.selectors import delegate_url, plan_data
+from missions.texts import office_text
 from realtime.events import send_frame
 from realtime.frames import PlanFrame
 from sessions.services import session_get_or_open_current
@@ -32,12 +34,10 @@ SYNTHESIS_INSTRUCTION = (
     "error and the retry link), and the next step. Answer in the language of the "
     "instruction, which was: {instruction}"
 )
-# Said under the synthesis, whatever the model wrote, when a part is missing.
-NOT_DONE = {
-    "en": "Not done yet: {name} — {error}. Retry: {url}",
-    "ko": "아직 끝나지 않은 일: {name} — {error}. 재시도: {url}",
-}
-STILL_WORKING = {"en": "still working", "ko": "아직 작업 중"}
+# Said under the synthesis, whatever the model wrote, when a part is missing: part of
+# the reply, so written in the office's language when the reply is saved.
+NOT_DONE = gettext_noop("Not done yet: {name} — {error}. Retry: {url}")
+STILL_WORKING = gettext_noop("still working")
 
 
 # The page draws the last plan frame it gets, so one plan's frames must leave in the
@@ -118,9 +118,10 @@ def _synthesize_if_ready(plan: Mission, *, overdue: bool = False) -> Mission | N
         instruction=SYNTHESIS_INSTRUCTION.format(
             seq=plan.seq, instruction=_quote(plan.instruction)
         ),
+        instruction_author=InstructionAuthor.OFFICE,
         parent=plan,
         message_kind=MessageKind.EVENT,
-        message_text=f"{plan.assignee.name} is putting the team's results together.",
+        message_office_text=office_text("synthesis_started", employee=plan.assignee.name),
         payload={"event": "synthesis", "plan": plan.pk},
     )
     mission_queue_run(synthesis)
@@ -136,23 +137,20 @@ def synthesis_footer(*, synthesis: Mission) -> str:
     """The lines said under a synthesis for every part not done: who, why, where to
     retry. Empty when everyone delivered."""
     assert synthesis.parent_id is not None
-    language = synthesis.channel.office.language
-    template = NOT_DONE.get(language, NOT_DONE["en"])
     lines = []
     children = Mission.objects.filter(
         parent_id=synthesis.parent_id, source=MissionSource.DELEGATION
     ).select_related("assignee")
-    for child in children.order_by("id"):
-        if child.status == MissionStatus.DONE:
-            continue
-        error = (
-            child.error
-            if child.status == MissionStatus.FAILED
-            else STILL_WORKING.get(language, STILL_WORKING["en"])
-        )
-        lines.append(
-            template.format(name=child.assignee.name, error=error, url=delegate_url(child))
-        )
+    with translation.override(synthesis.channel.office.language):
+        for child in children.order_by("id"):
+            if child.status == MissionStatus.DONE:
+                continue
+            error = child.error if child.status == MissionStatus.FAILED else gettext(STILL_WORKING)
+            lines.append(
+                gettext(NOT_DONE).format(
+                    name=child.assignee.name, error=error, url=delegate_url(child)
+                )
+            )
     return "\n".join(f"- {line}" for line in lines)
 
 

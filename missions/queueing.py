@@ -8,6 +8,7 @@ from django.db import transaction
 
 from config.celery import queue_task
 from missions.models import Message, MessageKind, Mission
+from missions.texts import office_text
 from missions.timeline import message_post
 
 logger = logging.getLogger(__name__)
@@ -44,9 +45,6 @@ def mission_mark_delayed(*, mission_id: int) -> Message | None:
             session_id=mission.session_id,
             mission=mission,
             kind=MessageKind.EVENT,
-            text=(
-                f"Delayed: {mission.assignee.name} will answer as soon as the task queue is "
-                "reachable again. Your instruction is saved."
-            ),
+            office_text=office_text("delayed", employee=mission.assignee.name),
             payload={"event": "delayed", "seq": mission.seq},
         )

@@ -117,3 +117,16 @@ def user_language(*, user: User | AnonymousUser) -> str | None:
     office = Office.objects.filter(owner=user).order_by("id").values_list("language", flat=True)
     first = office.first()
     return str(first) if first else None
+
+
+def channel_reader_language(*, channel_id: int) -> str:
+    """The language the person a channel belongs to reads: the office owner's own choice,
+    else the channel's office's, else LANGUAGE_CODE. One query."""
+    row = (
+        Channel.objects.filter(pk=channel_id)
+        .values_list("office__owner__office_profile__language", "office__language")
+        .first()
+    )
+    if row is None:
+        return str(settings.LANGUAGE_CODE)
+    return str(row[0] or row[1] or settings.LANGUAGE_CODE)

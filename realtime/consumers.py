@@ -15,6 +15,7 @@ from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
 from pydantic import ValidationError
 
 from config.celery import queue_task
@@ -23,7 +24,12 @@ from missions.selectors import message_list_after
 from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
-from office.selectors import channel_get_for_user, login_user_id
+from office.selectors import (
+    channel_get_for_user,
+    channel_reader_language,
+    login_user_id,
+    user_language,
+)
 from realtime import events
 from realtime.frames import (
     BAD_TEXT,
@@ -116,9 +122,10 @@ def _parse(text_data: str | None) -> InstructionFrame | SessionNewFrame | PongFr
     return PongFrame()
 
 
-def _timeline_from(channel: Channel, message_id: int) -> list[dict[str, Any]]:
+def _timeline_from(channel: Channel, message_id: int, language: str) -> list[dict[str, Any]]:
     rows = message_list_after(channel=channel, after_id=message_id - 1, limit=OWN_TIMELINE_LIMIT)
-    return [frame_json(message_frame(m)) for m in rows]
+    with translation.override(language):
+        return [frame_json(message_frame(m)) for m in rows]
 
 
 def _start_chat_session(channel: Channel, frame: SessionNewFrame, user_id: int) -> ChatSession:
@@ -126,13 +133,16 @@ def _start_chat_session(channel: Channel, frame: SessionNewFrame, user_id: int) 
     return session_start_new(channel=channel, expected_session_id=frame.session_id)
 
 
-def _enter(scope: dict[str, Any], channel_id: int) -> tuple[Channel | None, bool]:
-    """The channel if it is the person's, and whether its long-session notice may be due:
-    one database hop per socket (a burst of reconnects queues on Daphne's one DB thread)."""
+def _enter(scope: dict[str, Any], channel_id: int) -> tuple[Channel | None, bool, str]:
+    """The channel if it is the person's, whether its long-session notice may be due, and
+    the language the person reads (what the office says in frames sent to this socket
+    alone): one database hop per socket (a burst of reconnects queues on Daphne's one DB
+    thread)."""
     channel = channel_get_for_user(user=scope["user"], channel_id=channel_id)
     if channel is None:
-        return None, False
-    return channel, long_notice_due(channel_id=channel.pk)
+        return None, False, settings.LANGUAGE_CODE
+    language = user_language(user=scope["user"]) or channel_reader_language(channel_id=channel.pk)
+    return channel, long_notice_due(channel_id=channel.pk), language
 
 
 def _check_on_entry(channel_id: int) -> None:
@@ -146,6 +156,7 @@ def _check_on_entry(channel_id: int) -> None:
 
 class ChannelConsumer(AsyncWebsocketConsumer):
     channel: Channel | None = None
+    language: str = settings.LANGUAGE_CODE
     # Whether the channel's events reach this socket: not while the layer is unreachable.
     in_group = False
     _layer_receive: Callable[[], Awaitable[dict[str, Any]]]
@@ -174,7 +185,9 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         events.remember_server_loop()
         channel_id = int(self.scope["url_route"]["kwargs"]["channel_id"])
-        self.channel, notice_due = await database_sync_to_async(_enter)(self.scope, channel_id)
+        self.channel, notice_due, self.language = await database_sync_to_async(_enter)(
+            self.scope, channel_id
+        )
         if self.channel is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
@@ -283,12 +296,16 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         if not self.in_group:
             # The layer is down, so no event reaches this socket: show the sender what
             # was saved from their instruction on (it, a delayed notice, delegations).
-            rows = await database_sync_to_async(_timeline_from)(self.channel, accepted.message.pk)
+            rows = await database_sync_to_async(_timeline_from)(
+                self.channel, accepted.message.pk, self.language
+            )
             for row in rows:
                 await self.send_json(row)
         elif not accepted.created:
             # A resend after a reconnect: show this socket the instruction it already sent.
-            await self.send_json(frame_json(message_frame(accepted.message)))
+            with translation.override(self.language):
+                shown = frame_json(message_frame(accepted.message))
+            await self.send_json(shown)
 
     async def on_session_new(self, frame: SessionNewFrame) -> None:
         assert self.channel is not None

@@ -61,7 +61,11 @@ class MessageData(BaseModel):
     mission: int | None
     kind: str
     author: str | None
+    # In the reader's language: what the office says is rendered from `office_text`.
     text: str
+    # What the office says, as data ({"kind": …, its parameters}); null for what a person
+    # or an employee wrote.
+    office_text: dict[str, Any] | None = None
     payload: dict[str, Any]
     created_at: datetime
 

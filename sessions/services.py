@@ -3,10 +3,11 @@
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
-from django.utils import timezone, translation
-from django.utils.translation import gettext_noop
+from django.utils import timezone
 
 from missions.models import Message, MessageKind, Mission
+from missions.texts import LONG_SESSION_NOTICE as LONG_SESSION_NOTICE
+from missions.texts import office_text
 from missions.timeline import message_post
 from office.models import Channel
 from realtime.events import send_frame_on_commit
@@ -109,14 +110,6 @@ def session_start_new(*, channel: Channel, expected_session_id: int | None = Non
     return new
 
 
-LONG_SESSION_NOTICE = gettext_noop(
-    "💡 This conversation has grown long. If the topic has changed, we recommend starting "
-    "a new session: answers get more accurate and AI costs drop. If you continue, the "
-    "earlier flow is kept as a summary."
-)
-START_NEW_SESSION = gettext_noop("Start new session")
-
-
 def _long_session_notify(
     *, session_id: int, trigger: str, after_message_id: int | None = None
 ) -> bool:
@@ -134,20 +127,18 @@ def _long_session_notify(
         ).update(long_notice_sent_at=timezone.now(), long_notice_trigger=trigger)
         if not won:
             return False
-        session = ChatSession.objects.select_related("channel__office").get(pk=session_id)
-        with translation.override(session.channel.office.language):
-            text = translation.gettext(LONG_SESSION_NOTICE)
-            label = translation.gettext(START_NEW_SESSION)
+        session = ChatSession.objects.get(pk=session_id)
         message_post(
             channel_id=session.channel_id,
             session_id=session.pk,
             kind=MessageKind.NOTICE,
-            text=text,
+            office_text=office_text("long_session"),
             payload={
                 "notice": "long_session",
                 "trigger": trigger,
                 "after_message": after_message_id,
-                "action": {"type": "session.new", "session_id": session.pk, "label": label},
+                # Its label is said in the reader's language when the message is shown.
+                "action": {"type": "session.new", "session_id": session.pk},
             },
         )
     return True

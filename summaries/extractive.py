@@ -32,6 +32,8 @@ from summaries.schemas import Decision, DroppedMission, FoldMission, SummaryItem
 ITEM_CHARS = 220
 # A mission that leaves nothing durable is still named, by a digest item in the facts:
 # the least salient of all, the first to go (into its `dropped` reason) when room is short.
+# How a digest names a mission the office briefed (a synthesis, a delegated part).
+OFFICE_BRIEF = "Office's brief → "
 GOAL_CHARS = 200
 DIGEST_CHARS = 90
 # Sentences kept per mission at most: the rest stays in the original, for recall.
@@ -159,7 +161,12 @@ def _sentences(text: str) -> list[str]:
 
 
 def mission_digest(mission: FoldMission) -> str:
-    """One line saying what a mission was: the person's words, clipped."""
+    """One line saying what a mission was: the person's words, clipped (the office's
+    brief, said to be the office's)."""
+    if mission.instruction_is_generated:
+        answer = " ".join(reply_sentences(mission.instruction, mission.reply))
+        brief = " ".join(mission.instruction.split())
+        return _clip(f"{OFFICE_BRIEF}{answer or brief}", DIGEST_CHARS)
     text = " ".join(mission.instruction.split())
     if len(text) < 40:
         answer = " ".join(reply_sentences(mission.instruction, mission.reply))
@@ -405,7 +412,8 @@ def add_item(
 def _candidates(mission: FoldMission, state: SummaryState, salience: Salience) -> list[Candidate]:
     """The sentences of a mission worth keeping, best first: the person's over the reply's."""
     found: list[Candidate] = []
-    sources = [(mission.instruction, False)]
+    # The office's own brief is not the person's words: only its reply can be kept.
+    sources = [] if mission.instruction_is_generated else [(mission.instruction, False)]
     sources.append(("\n".join(reply_sentences(mission.instruction, mission.reply)), True))
     position = 0
     for text, from_reply in sources:
@@ -444,14 +452,17 @@ def extractive_fold(
     digests: dict[Ref, str] = {}
     for mission in missions:
         digests[(session, mission.seq)] = mission_digest(mission)
+        # The person's words only: an office brief states no goal of theirs.
         stated = [
-            s for s in _sentences(mission.instruction) if _GOAL.search(s) and not is_question(s)
+            s
+            for s in _sentences(mission.instruction)
+            if _GOAL.search(s) and not is_question(s) and not mission.instruction_is_generated
         ]
         if stated and (session is None or not state.goal):
             # The goal follows the latest one the person stated.
             state.goal = _clip(stated[-1], GOAL_CHARS)
             state.goal_missions = [mission.seq] if session is None else []
-        elif not state.goal:
+        elif not state.goal and not mission.instruction_is_generated:
             first = [s for s in _sentences(mission.instruction) if not is_question(s)][:1]
             if first:
                 state.goal = _clip(first[0], GOAL_CHARS)
@@ -460,9 +471,10 @@ def extractive_fold(
         for candidate in _candidates(mission, state, salience):
             add_item(state, candidate.section, candidate.text, mission.seq, session)
             asked = asked or not candidate.from_reply
-        if not asked:
+        if not asked and not mission.instruction_is_generated:
             # Nothing the person said was kept (at most what the reply added): name what
-            # they asked.
+            # they asked. (The office's brief is no one's request: uncited, it is recorded
+            # as dropped with its digest.)
             add_item(
                 state,
                 "facts",

@@ -25,7 +25,14 @@ EXTRACTIVE = "extractive"
 
 def fold_inputs(missions: list[Mission]) -> list[FoldMission]:
     return [
-        FoldMission(id=m.pk, seq=m.seq, at=m.created_at, instruction=m.instruction, reply=m.reply)
+        FoldMission(
+            id=m.pk,
+            seq=m.seq,
+            at=m.created_at,
+            instruction=m.instruction,
+            reply=m.reply,
+            instruction_is_generated=m.instruction_is_generated,
+        )
         for m in missions
     ]
 

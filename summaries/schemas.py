@@ -18,6 +18,9 @@ class FoldMission:
     at: datetime
     instruction: str
     reply: str
+    # The instruction is the office's brief (a synthesis, a delegated part the chief of
+    # staff wrote): nothing in it is what the person said.
+    instruction_is_generated: bool = False
 
 
 class SummaryItem(BaseModel):

@@ -101,26 +101,6 @@
     return node;
   }
 
-  // The office writes its errors and events in English, in a fixed shape; the lead of
-  // each is shown in the reader's language, what follows it (a provider's error, an
-  // instruction, a reply) as it was written.
-  const WRITTEN = {
-    error: [[/^(.+?) could not answer: ([\s\S]*)$/, "could_not_answer"]],
-    event: [
-      [/^Delegated to (.+?): ([\s\S]*)$/, "delegated_to"],
-      [/^Follow-up for (.+?): ([\s\S]*)$/, "follow_up_for"],
-      [/^(.+?) reported back: ([\s\S]*)$/, "reported_back"],
-    ],
-  };
-
-  function localized(message) {
-    for (const [pattern, key] of WRITTEN[message.kind] || []) {
-      const found = message.text.match(pattern);
-      if (found) return t(key, { name: found[1] }) + " " + found[2];
-    }
-    return message.text;
-  }
-
   function render(message) {
     if (seen.has(message.id)) return;
     seen.add(message.id);
@@ -141,7 +121,9 @@
     item.appendChild(meta);
     const body = el("div", "body");
     if (message.kind === "employee") body.innerHTML = markdown(message.text);
-    else body.textContent = localized(message);
+    // What the office says (errors, events, notices) comes rendered in the reader's
+    // language by the server, from the translation catalogue.
+    else body.textContent = message.text;
     item.appendChild(body);
     if (message.kind === "error" && message.payload && message.payload.retry && !boot.read_only &&
         message.mission) {
@@ -160,7 +142,7 @@
       item.appendChild(start);
     }
     if (from && message.payload.from_url) {
-      const back = el("a", "link", "Back to the master channel");
+      const back = el("a", "link", t("back_to_master"));
       back.href = message.payload.from_url;
       item.appendChild(back);
     }

@@ -155,8 +155,8 @@ def test_korean_chosen_in_the_menu_makes_the_whole_interface_korean(
     expect(item.get_by_role("button", name="고정")).to_be_visible()
     assert english_words(page, [*TEAM_DATA, username]) == []
 
-    # A failure the office wrote in its fixed English shape reads in Korean; the
-    # provider's own words after it stay as they were.
+    # A failure the office reports (stored as data) reads in Korean; the provider's own
+    # words in it stay as they were.
     channel = int(page.url.rstrip("/").split("/")[-1])
     server.manage("shell", "-c", FAIL_LAST_MISSION.format(channel=channel))
     page.reload()

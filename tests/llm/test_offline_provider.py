@@ -1,12 +1,15 @@
 """The offline provider's replies, through the real pipeline: each says its disclaimer
 once and never quotes an earlier offline reply (which would nest them in each other)."""
 
+import re
 from typing import Any
 
 import pytest
+from django.test import Client
 
+from context.services import passages_index_session
 from llm.offline import DISCLAIMER, OfflineProvider
-from missions.intake import instruction_accept
+from missions.intake import instruction_accept, mission_record_finished
 from missions.models import Mission, MissionStatus
 from tests.factories import dm_channel, make_office
 
@@ -23,7 +26,7 @@ INSTRUCTIONS = {
     "ko": [
         "제퍼 출시 안내 메일 초안을 써 줘.",
         "제퍼 출시 안내 메일을 세 문장으로 줄여 줘.",
-        "제퍼 출시 안내 메일에 출시일 3월 14일을 넣어 줘.",
+        "제퍼 출시 안내 메일 초안 제목을 짧게 고쳐 줘.",
         "제퍼 출시 안내 메일 제목을 정해 줘.",
         "제퍼 출시 안내 메일 말투를 한 번 더 봐 줘.",
     ],
@@ -44,7 +47,7 @@ def test_offline_replies_do_not_quote_earlier_offline_replies(language: str, set
         assert mission.reply.count("On it:") == 1, mission.reply
         assert mission.reply.count(DISCLAIMER) == 1, mission.reply
         assert mission.reply.startswith("Theo here. On it:"), mission.reply
-        looked_back += "Looking back:" in mission.reply
+        looked_back += "Looking back, in mission #" in mission.reply
     # Recall still brings the person's own earlier words back.
     assert looked_back >= 1, [m.reply for m in missions]
 
@@ -66,4 +69,59 @@ def test_a_nested_earlier_reply_in_a_recalled_line_is_cut_out() -> None:
     reply = "".join(OfflineProvider().stream_chat(messages=messages))
     assert reply.count("On it:") == 1, reply
     assert reply.count(DISCLAIMER) == 1, reply
-    assert "Looking back:" in reply and "Shorten the memo" in reply, reply
+    assert "Looking back, in mission #2" in reply and "you asked: \u201cShorten the memo" in reply
+    assert "\\n" not in reply and "Instruction:" not in reply, reply
+
+
+READABLE = {
+    "en": (
+        "Draft the Zephyr launch email for the finance teams.\n\nKeep it short.",
+        "Here is the draft.\n\n- Subject: Zephyr is live\n- Body: three lines",
+        "Remember: always sign emails as Theo from Acme.",
+        "What did the Zephyr launch email draft say?",
+    ),
+    "ko": (
+        "제퍼 출시 안내 메일 초안을 써 줘.\n\n짧게 부탁해.",
+        "초안입니다.\n\n- 제목: 제퍼 출시\n- 본문: 세 줄",
+        "기억해: 메일은 항상 Acme의 Theo로 서명해.",
+        "제퍼 출시 안내 메일 초안 제목을 짧게 고쳐 줘.",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_reply_a_person_sees_reads_as_sentences_with_no_escapes(
+    language: str, settings: Any
+) -> None:
+    """What recall and memory bring back is said in plain words: no JSON escapes (a
+    literal backslash-n in the chat bubble), no raw quoting of the prompt's sections."""
+    settings.LLM_PROVIDER = "offline"
+    settings.DETAIL_MISSIONS = 1  # the first mission comes back through recall
+    office = make_office()
+    user = office.owner
+    channel = dm_channel(office)
+    first, first_reply, remember, question = READABLE[language]
+    session = channel.sessions.get()
+    assert channel.employee is not None
+    mission_record_finished(
+        session=session, assignee=channel.employee, instruction=first, reply=first_reply
+    )
+    for text in (remember, *INSTRUCTIONS[language][3:]):
+        instruction_accept(channel=channel, text=text)
+    passages_index_session(session_id=session.pk)
+    accepted = instruction_accept(channel=channel, text=question)
+    client = Client()
+    client.force_login(user)
+    listed = client.get(f"/api/channels/{channel.pk}/messages?after=0").json()["messages"]
+    [shown] = [m for m in listed if m["kind"] == "employee" and m["mission"] == accepted.mission.pk]
+    reply = shown["text"]
+    assert "\\" not in reply and "\n" not in reply, reply
+    for raw in ("Instruction:", "Reply:", "quoted as data", '"', "## "):
+        assert raw not in reply, (raw, reply)
+    # The recalled mission, in the person's own words, said as who asked and who answered.
+    asked, _, rest = first.partition("\n\n")
+    assert "Looking back, in mission #1 (" in reply, reply
+    assert f"you asked: \u201c{asked} {rest}\u201d" in reply, reply
+    assert f"the answer was: \u201c{' '.join(first_reply.split())}\u201d" in reply, reply
+    # Every part ends as a sentence: nothing runs on into the disclaimer.
+    assert re.search(r"[.!?\u201d)] \(Offline demo reply", reply), reply

@@ -17,6 +17,7 @@ from missions.lifecycle import mission_retry
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_sweep_overdue
 from missions.selectors import plan_data
+from missions.texts import message_text
 from office.models import ChannelKind, Employee, Office
 from tests.factories import channel_of, make_office, make_user
 from tests.fake_openai import Fail, FakeOpenAI, RecordedRequest, Reply, ToolCallStep
@@ -85,6 +86,9 @@ def test_a_three_delegate_plan_runs_at_once_and_one_synthesis_cites_every_result
     for child in children:
         assert child.channel.kind == ChannelKind.DM and child.channel.employee == child.assignee
         assert child.status == MissionStatus.DONE
+    # The parts the chief of staff wrote and the synthesis brief are the office's words.
+    assert [c.instruction_is_generated for c in children] == [True, True, True]
+    assert not plan.instruction_is_generated
     [synthesis] = plan.children.filter(source=MissionSource.SYNTHESIS)
     assert synthesis.status == MissionStatus.DONE and synthesis.channel_id == plan.channel_id
 
@@ -196,7 +200,7 @@ def test_a_malformed_tool_call_fails_the_plan_clearly_and_a_retry_plans_again(
     assert plan.error == f"bad_plan: No plan was started: {error}"
     assert not plan.children.exists()
     shown = Message.objects.get(mission=plan, kind=MessageKind.ERROR)
-    assert error in shown.text and shown.payload["retry"] is True
+    assert error in message_text(shown) and shown.payload["retry"] is True
 
     model.enqueue(Reply("", tool_calls=_calls(["Iris"])))
     assert mission_retry(mission=plan)
@@ -307,6 +311,11 @@ def test_the_offline_provider_sums_up_a_mention_plan(settings: Any) -> None:
     ).mission
     [synthesis] = Mission.objects.filter(parent=plan, source=MissionSource.SYNTHESIS)
     assert synthesis.status == MissionStatus.DONE
+    # "@Iris draft the banner": the parts are the person's own words; the synthesis brief
+    # is the office's.
+    parts = Mission.objects.filter(parent=plan, source=MissionSource.DELEGATION)
+    assert [p.instruction_is_generated for p in parts] == [False, False]
+    assert synthesis.instruction_is_generated
     assert "Iris (done)" in synthesis.reply and "Theo (done)" in synthesis.reply
     assert "draft the banner" in synthesis.reply
 

@@ -7,9 +7,11 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
+from django.utils import translation
 
 from missions.intake import instruction_accept
 from missions.models import Message, MessageKind, Mission, MissionSource
+from missions.texts import message_text
 from office.models import Channel, ChannelKind, Employee
 from office.services import employee_retire, office_edit
 from tests.factories import channel_of, dm_channel, make_office, make_user
@@ -99,7 +101,10 @@ def test_an_unknown_name_is_answered_with_a_visible_message(
     channel = dm_channel(office, "Theo") if kind == "dm" else channel_of(office, kind)
     accepted = instruction_accept(channel=channel, text="@Nova에게 예산 확인 부탁해요 (@Nova)")
     [event] = Message.objects.filter(channel=channel, payload__event="unknown_mention")
-    assert event.text == notice and event.kind == MessageKind.EVENT
+    assert event.office_text == {"kind": "unknown_mention", "names": ["Nova"]}
+    assert event.kind == MessageKind.EVENT
+    with translation.override(language):
+        assert message_text(event) == notice
     assert event.payload["names"] == ["Nova"]
     # It stands right under the instruction it answers; the instruction itself is kept.
     assert event.payload["after_message"] == accepted.message.pk
@@ -112,7 +117,8 @@ def test_a_retired_name_gets_the_same_message_and_no_delegation(
     master = channel_of(owner.offices.get(), ChannelKind.MASTER)
     accepted = instruction_accept(channel=master, text="@Iris draft the banner. @Theo the page.")
     [event] = Message.objects.filter(channel=master, payload__event="unknown_mention")
-    assert event.text == "No one called @Iris works here."
+    with translation.override("en"):
+        assert message_text(event) == "No one called @Iris works here."
     delegated = Mission.objects.filter(parent=accepted.mission, source=MissionSource.DELEGATION)
     assert [m.assignee.name for m in delegated] == ["Theo"]
 

@@ -8,6 +8,7 @@ from django.utils import translation
 
 from missions.intake import instruction_accept
 from missions.models import Message, Mission, MissionStatus
+from missions.texts import message_text
 from office.models import Channel
 from office.selectors import channel_default_assignee
 from sessions.models import ChatSession
@@ -63,7 +64,8 @@ def test_19_missions_no_notice_the_20th_one_and_later_still_one() -> None:
     assert notices(channel) == []
     instruction_accept(channel=channel, text="twentieth")
     [notice] = notices(channel)
-    assert notice.text.startswith(ENGLISH)
+    with translation.override("en"):
+        assert message_text(notice).startswith(ENGLISH)
     assert notice.payload["action"]["type"] == "session.new"
     assert notice.payload["trigger"] == "instruction"
     twentieth = Message.objects.get(channel=channel, kind="user", text="twentieth")
@@ -92,8 +94,12 @@ def test_the_notice_follows_the_users_language() -> None:
     fill(channel, 20)
     assert long_session_check_on_entry(channel_id=channel.pk)
     [notice] = notices(channel)
-    assert notice.text.startswith(KOREAN)
-    assert notice.payload["action"]["label"] == "새 세션 시작하기"
+    # What the person reads: the API (and the page) in their language.
+    listed = client.get(f"/api/channels/{channel.pk}/messages?after=0").json()["messages"]
+    [shown] = [m for m in listed if m["kind"] == "notice"]
+    assert shown["text"].startswith(KOREAN)
+    assert shown["payload"]["action"]["label"] == "새 세션 시작하기"
+    assert notice.office_text == {"kind": "long_session"}
     with translation.override("en"):
         assert translation.gettext(LONG_SESSION_NOTICE).startswith(ENGLISH)
 
