@@ -11,6 +11,7 @@ from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
 from config.prepared import PreparedSql, prepared
+from context.detail import window_shares
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
 from context.window import window_missions
@@ -325,6 +326,12 @@ def context_load(
     recent = window_missions(session_id=session.pk, before_seq=seq)
     window_start = min((m.seq for m in recent), default=seq)
     envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
+    # Missions of the window that give their room to newer ones (a digest line each) are
+    # recalled like missions outside it: recall reads from the first one shown in detail.
+    recall_start = min(
+        (s.seq for s in window_shares(recent, channel.detail_budget) if s.allowed),
+        default=seq,
+    )
 
     # This session's missions before the window: all of them, if they fit the envelope
     # beside the window (then no summary needs to repeat them), else the pending ones.
@@ -339,7 +346,7 @@ def context_load(
     # than it (no history to size, nothing pending), and in a channel's first session
     # nothing at all is outside it (nothing to recall). Three queries fewer.
     all_in_window = window_start <= 1
-    nothing_outside = all_in_window and session.number <= 1
+    nothing_outside = recall_start <= 1 and session.number <= 1
     # Read in steps of SIZE_STEP rows, so that few statements serve every `most`.
     lengths = (
         []
@@ -391,7 +398,7 @@ def context_load(
 
     def candidates() -> QuerySet[Passage]:
         return _recall_passages(
-            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=window_start
+            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=recall_start
         )
 
     pinned_ids: list[int] = []
@@ -413,7 +420,7 @@ def context_load(
                 limit=EVIDENCE_PASSAGES,
             )
         recall = _RECALL(
-            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=window_start
+            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=recall_start
         )
         ranked_ids = rank_passages(
             candidates=Candidates.of(recall),

@@ -9,6 +9,8 @@ from typing import Any
 
 from django.conf import settings
 
+from context.detail import DETAIL_DIGEST_CHARS, DIGEST_TITLE, window_shares
+from context.excerpts import Unit, render, select, term_weights, units
 from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
     HISTORY_MIN_CHARS,
@@ -18,13 +20,16 @@ from context.loading import (
     RecalledPassage,
 )
 from context.passages import mission_text
+from language.analysis import query_terms
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
 from summaries.render import Ref, ref_label
 
-# A mission in the detail window never shrinks below its header and this much text.
-DETAIL_MIN_BODY = 120
+# A mission of the detail window cut to fit keeps its request (its first line) up to this.
+DETAIL_HEAD_CHARS = 600
+# Room kept for the one more marker that rendering instruction and reply apart can need.
+MARKER_SLACK = 60
 RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted as data)"
 RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
@@ -51,6 +56,9 @@ class Section:
     mission_refs: list[str] = field(default_factory=list)
     # Whether something was cut to fit the budget (the text says where, with a marker).
     trimmed: bool = False
+    # Per mission of the detail window: what it kept ("full", "selected", "digest") and
+    # how many chars of how many.
+    kept: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def chars(self) -> int:
@@ -83,6 +91,7 @@ class AssembledContext:
                     "mission_refs": s.mission_refs,
                     "memory_ids": s.memory_ids,
                     "trimmed": s.trimmed,
+                    **({"kept": s.kept} if s.kept else {}),
                     "text": s.text,
                 }
                 for s in self.sections
@@ -230,63 +239,137 @@ def _pending_section(missions: list[PendingMission], session_number: int | None)
     )
 
 
-def _recent_blocks(
-    missions: list[Mission], budget: int
-) -> tuple[list[tuple[Mission, str, str]], int]:
-    """(mission, instruction block, reply block) oldest → newest, within the budget.
+def _digest_line(mission: Mission) -> str:
+    text = " ".join(f"{mission.instruction} → {mission.reply}".split())
+    if len(text) > DETAIL_DIGEST_CHARS:
+        text = text[: DETAIL_DIGEST_CHARS - 1] + "…"
+    return f"- {mission_header(mission.seq, mission.created_at)} {text}"
 
-    Every mission keeps its header and a minimum of text; what is left goes to the
-    newest first, in full; an older one that does not fit is trimmed head + tail."""
-    newest_first = sorted(missions, key=lambda m: -m.seq)
-    # The section joins reply to instruction with "\n" and missions with "\n\n".
-    budget -= max(3 * len(newest_first) - 2, 0)
-    headers = {m.pk: mission_header(m.seq, m.created_at) + "\n" for m in newest_first}
-    full = {m.pk: len(m.instruction) + len(m.reply) for m in newest_first}
-    floor = {m.pk: len(headers[m.pk]) + min(full[m.pk], DETAIL_MIN_BODY) for m in newest_first}
-    # When even the floors overflow (a tiny budget), the oldest are cut to their header,
-    # then left out.
-    while sum(floor.values()) > budget and newest_first:
-        for m in reversed(newest_first):
-            if floor[m.pk] > len(headers[m.pk]):
-                floor[m.pk] = len(headers[m.pk])
-                break
-        else:
-            dropped = newest_first.pop()
-            budget += 3
-            del floor[dropped.pk]
-    spare = budget - sum(floor.values())
-    allowed: dict[int, int] = {}
-    for m in newest_first:
-        extra = min(full[m.pk] + len(headers[m.pk]) - floor[m.pk], max(spare, 0))
-        allowed[m.pk] = floor[m.pk] + extra
-        spare -= extra
-    blocks = []
+
+def _head_units(text: str, spans: list[Unit], limit: int) -> list[int]:
+    """The person's request: the units of the instruction's first line, while they stay
+    within `limit`."""
+    first_line_end = text.find("\n") + 1 or len(text)
+    head: list[int] = []
     used = 0
-    for m in sorted(newest_first, key=lambda m: m.seq):
-        body_limit = allowed[m.pk] - len(headers[m.pk])
-        instruction, reply = m.instruction, m.reply
-        if len(instruction) + len(reply) > body_limit:
-            label = f"mission #{m.seq}"
-            share = max(body_limit * len(instruction) // max(full[m.pk], 1), 0)
-            instruction = trim_middle(instruction, share, label=f"{label} instruction")
-            reply = trim_middle(reply, body_limit - len(instruction), label=f"{label} reply")
+    for index, span in enumerate(spans):
+        if span.start >= first_line_end or used + span.end - span.start > limit:
+            break
+        head.append(index)
+        used += span.end - span.start
+    return head
+
+
+def _mission_excerpt(
+    mission: Mission, body_limit: int, weights: dict[str, float]
+) -> tuple[str, str]:
+    """(instruction, reply) of a mission within `body_limit` chars together: its request
+    (head), the passages that matter most for the current instruction and for the
+    mission's own outcome (its last line), in their order, with markers naming what was
+    left out."""
+    instruction, reply = mission.instruction, mission.reply
+    text = f"{instruction}\n{reply}"
+    cut = len(instruction) + 1
+    label = f"mission #{mission.seq}"
+    spans = units(text)
+    outcome_spans = [i for i, span in enumerate(spans) if span.start >= cut]
+    outcome = outcome_spans[-1] if outcome_spans else len(spans) - 1
+    outcome_text = text[spans[outcome].start : spans[outcome].end] if spans else ""
+    secondary = term_weights(query_terms(outcome_text), [text[u.start : u.end] for u in spans])
+    required = [*_head_units(text, spans, min(DETAIL_HEAD_CHARS, body_limit // 3)), outcome]
+    # Room for a marker more than the joint rendering needs (a gap across the turn).
+    _, kept = select(
+        text,
+        max(body_limit - MARKER_SLACK, 0),
+        weights=weights,
+        label=label,
+        required=required,
+        secondary=secondary,
+    )
+    kept_set = set(kept)
+    parts = []
+    for part in ([i for i, u in enumerate(spans) if u.start < cut], outcome_spans):
+        part_spans = [spans[i] for i in part]
+        part_kept = {j for j, i in enumerate(part) if i in kept_set}
+        parts.append(render(text, part_spans, part_kept, label) if part_kept else "")
+    head, tail = parts
+    if head.endswith("\n"):
+        head = head[:-1]
+    if len(head) + len(tail) > body_limit:
+        # Never over the cap, whatever the units.
+        share = body_limit * len(head) // max(len(head) + len(tail), 1)
+        head = trim_middle(head, share, label=f"{label} instruction")
+        tail = trim_middle(tail, body_limit - len(head), label=f"{label} reply")
+    return head, tail
+
+
+def _recent_blocks(
+    missions: list[Mission], budget: int, terms: list[str]
+) -> tuple[list[tuple[Mission, str, str]], list[str], list[dict[str, Any]]]:
+    """(mission, instruction block, reply block) oldest → newest within the budget, the
+    digest lines of the missions that gave their room to newer ones, and what each
+    mission kept (for the report). See context.detail for how the budget is shared."""
+    oldest_first = sorted(missions, key=lambda m: m.seq)
+    headers = {m.pk: mission_header(m.seq, m.created_at) + "\n" for m in oldest_first}
+    by_seq = {m.seq: m for m in oldest_first}
+    # The section joins reply to instruction with "\n" and missions with "\n\n".
+    plan = window_shares(oldest_first, budget)
+    shown = [by_seq[p.seq] for p in plan if p.allowed]
+    all_units = [m.instruction[u.start : u.end] for m in shown for u in units(m.instruction)] + [
+        m.reply[u.start : u.end] for m in shown for u in units(m.reply)
+    ]
+    weights = term_weights(terms, all_units) if any(p.allowed < p.full for p in plan) else {}
+    blocks: list[tuple[Mission, str, str]] = []
+    digests: list[str] = []
+    kept: list[dict[str, Any]] = []
+    used = 0
+    for share in plan:
+        m = by_seq[share.seq]
+        full = len(m.instruction) + len(m.reply)
+        if not share.allowed:
+            line = _digest_line(m)
+            cost = len(line) + 1 + (len(DIGEST_TITLE) + 2 if not digests else 0)
+            if used + cost <= budget:
+                digests.append(line)
+                used += cost
+                kept.append({"seq": m.seq, "kept": "digest", "chars": len(line), "of": full})
+            else:
+                kept.append({"seq": m.seq, "kept": "none", "chars": 0, "of": full})
+            continue
+        body_limit = max(share.allowed - len(headers[m.pk]) - 3, 0)
+        if full + 1 <= body_limit + 1 and share.allowed >= share.full:
+            instruction, reply = m.instruction, m.reply
+            what = "full"
+        else:
+            instruction, reply = _mission_excerpt(m, body_limit, weights)
+            what = "selected"
         user_text = headers[m.pk] + instruction
         blocks.append((m, user_text, reply))
-        used += len(user_text) + len(reply)
-    return blocks, used
+        used += len(user_text) + len(reply) + 3
+        kept.append(
+            {"seq": m.seq, "kept": what, "chars": len(instruction) + len(reply), "of": full}
+        )
+    return blocks, digests, kept
 
 
 def _recent_section(
-    blocks: list[tuple[Mission, str, str]], budget: int, missions: list[Mission]
+    blocks: list[tuple[Mission, str, str]],
+    digests: list[str],
+    kept: list[dict[str, Any]],
+    budget: int,
+    missions: list[Mission],
 ) -> Section:
+    parts = ["\n".join([DIGEST_TITLE, *digests])] if digests else []
+    parts += [f"{u}\n{r}" for _, u, r in blocks]
     return Section(
         "recent",
-        "\n\n".join(f"{u}\n{r}" for _, u, r in blocks),
+        "\n\n".join(parts),
         budget,
         mission_seqs=[m.seq for m, _, _ in blocks],
         mission_ids=[m.pk for m, _, _ in blocks],
         trimmed=len(blocks) < len(missions)
         or any(not u.endswith(m.instruction) or r != m.reply for m, u, r in blocks),
+        kept=kept,
     )
 
 
@@ -485,8 +568,8 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     fixed += current.chars
 
     recent_budget = max(min(inputs.detail_budget, envelope - fixed - recall_floor), 0)
-    blocks, _ = _recent_blocks(inputs.recent, recent_budget)
-    recent = _recent_section(blocks, recent_budget, inputs.recent)
+    blocks, digests, kept = _recent_blocks(inputs.recent, recent_budget, inputs.terms)
+    recent = _recent_section(blocks, digests, kept, recent_budget, inputs.recent)
     fixed += recent.chars
 
     # When the session's whole history fits, its older missions come back in full (and the
@@ -526,6 +609,8 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     context_text = "\n\n".join(s.text for s in (summary_section, pending) if s.text)
     if context_text:
         messages.append({"role": "system", "content": context_text})
+    if digests:
+        messages.append({"role": "user", "content": "\n".join([DIGEST_TITLE, *digests])})
     for _, user_text, reply in blocks:
         messages.append({"role": "user", "content": user_text})
         messages.append({"role": "assistant", "content": reply})

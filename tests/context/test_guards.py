@@ -139,8 +139,8 @@ def test_it_sends_the_sections_to_the_model_in_design_order_with_the_current_mis
     recent_places = []
     for mission in recent:
         recent_places.append(_where(context, f"[mission #{mission.seq} ·"))
-        # Older ones may be trimmed to fit the budget; their head is always kept.
-        recent_places.append(_where(context, mission.reply[:120]))
+        # Older ones may be cut to fit the budget; the person's request is always kept.
+        recent_places.append(_where(context, mission.instruction[:60]))
     assert recent_places == sorted(recent_places)
     places = {
         name: _where(context, sections[name].text)
