@@ -73,6 +73,8 @@ def score(text: str, weights: dict[str, float]) -> float:
 
 
 def marker(label: str, chars: int, count: int) -> str:
+    if not label:
+        return f"[… {chars:,} chars left out …]\n"
     things = "line" if count == 1 else "lines"
     return f"[… {label}: {chars:,} chars ({count} {things}) left out …]\n"
 
@@ -83,6 +85,8 @@ def render(
     kept: set[int],
     label: str,
 ) -> str:
+    """(An empty label gives the short marker, for excerpts under a header that names
+    the mission already.)"""
     """The kept units in their order, each run of left-out units replaced by a marker."""
     out: list[str] = []
     gap_chars = gap_count = 0
@@ -110,36 +114,42 @@ def select(
     label: str,
     required: Iterable[int] = (),
     secondary: dict[str, float] | None = None,
+    fill_to: int | None = None,
 ) -> tuple[str, list[int]]:
     """The text within `limit` chars: whole if it fits; else the `required` units (in the
-    given order of priority, while they fit), then the units that score best for
-    `weights` (and, at a tenth of their weight, `secondary`), ties to the later unit, then
-    the rest from the end. Returns the rendering and the kept unit indexes."""
+    given order of priority, while they fit), then every unit that holds a term of
+    `weights`, best first (`secondary` counts a tenth as much; ties to the later unit),
+    then other units, those that score for `secondary` first, then from the end, while
+    the kept text is under `fill_to` (default: the limit). Returns the rendering and the
+    kept unit indexes."""
     if len(text) <= limit:
         return text, list(range(len(units(text))))
     spans = units(text)
+    secondary = secondary or {}
+    fill_to = limit if fill_to is None else fill_to
+    pieces = [text[s.start : s.end] for s in spans]
+    primary = [score(p, weights) for p in pieces]
+    extra = [score(p, secondary) for p in pieces]
     order: list[int] = []
     for index in required:
         if 0 <= index < len(spans) and index not in order:
             order.append(index)
-    secondary = secondary or {}
-    scored = sorted(
-        (
-            -(score(text[s.start : s.end], weights) + score(text[s.start : s.end], secondary) / 10),
-            -index,
-        )
-        for index, s in enumerate(spans)
+    relevant = sorted(
+        (i for i in range(len(spans)) if primary[i] > 0),
+        key=lambda i: (-(primary[i] + extra[i] / 10), -i),
     )
-    for negative, negative_index in scored:
-        if -negative > 0 and -negative_index not in order:
-            order.append(-negative_index)
-    order += [i for i in range(len(spans) - 1, -1, -1) if i not in set(order)]
+    order += [i for i in relevant if i not in order]
+    must = len(order)
+    taken = set(order)
+    order += sorted((i for i in range(len(spans)) if i not in taken), key=lambda i: (-extra[i], -i))
     kept: set[int] = set()
     kept_chars = 0
-    for index in order:
+    for position, index in enumerate(order):
         size = spans[index].end - spans[index].start
         if kept_chars + size > limit:
             continue  # cannot fit, markers aside
+        if position >= must and kept_chars + size > fill_to:
+            continue
         trial = kept | {index}
         if len(render(text, spans, trial, label)) <= limit:
             kept, kept_chars = trial, kept_chars + size

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
 from config.prepared import PreparedSql, prepared
@@ -26,7 +26,9 @@ from summaries.render import Ref, render_summary, state_refs
 from summaries.schemas import SummaryState
 from summaries.selectors import summary_shown
 
-RECALL_PASSAGES = 24
+RECALL_PASSAGES = 64
+# A hit shorter than this (a question turn, a one-line answer) brings the passage after it.
+RECALL_SHORT_HIT = 200
 EVIDENCE_PASSAGES = 6
 MEMORY_CANDIDATES = 40
 # How much of a pending mission is loaded for its digest line (the newest gets more).
@@ -58,6 +60,10 @@ class RecalledPassage:
     at: datetime
     position: int
     text: str
+    # Where the passage starts in its mission's text, and how long the person's
+    # instruction is: whose words the passage holds (context.passages.mission_text).
+    start: int = 0
+    instruction_chars: int = 0
 
 
 @dataclass
@@ -210,35 +216,32 @@ def _passage_rows(passages: QuerySet[Passage]) -> list[RecalledPassage]:
         "seq",
         "position",
         "text",
+        "start",
         at=F("mission__created_at"),
         session_number=F("session__number"),
+        instruction_chars=Length("mission__instruction"),
     )
     return [RecalledPassage(**r) for r in rows]
 
 
-def _passages(ids: list[int]) -> list[RecalledPassage]:
+def _with_neighbours(ids: list[int]) -> list[RecalledPassage]:
+    """The passages `ids` in that order, then the passage after each one that is too short
+    to stand alone (a question turn, a one-line answer: what answers it follows), read in
+    one query whatever the hits (a constant number of queries); rendering merges
+    neighbours into one excerpt. Each recalled excerpt carries its mission's header (seq,
+    date and time) and says whose words it quotes, so a mission's opening is not loaded
+    for that. A neighbour belongs to its hit's mission, so it is outside the window too."""
     if not ids:
         return []
-    by_id = {p.id: p for p in _passage_rows(Passage.objects.filter(pk__in=ids))}
-    return [by_id[i] for i in ids if i in by_id]
-
-
-def _neighbours(hits: list[RecalledPassage]) -> list[RecalledPassage]:
-    """The passage after each hit (a hit is often a short turn, its answer follows) and
-    its mission's first passage (the person's own words, where names and numbers are
-    usually stated), in one query; rendering merges neighbours into one excerpt. A
-    neighbour belongs to its hit's mission, so it is outside the detail window too."""
-    have = {(p.mission_id, p.position) for p in hits}
-    wanted = {(p.mission_id, p.position + 1) for p in hits} | {(p.mission_id, 0) for p in hits}
-    wanted -= have
-    if not wanted:
-        return []
-    rows = _passage_rows(
-        Passage.objects.filter(
-            mission_id__in={m for m, _ in wanted}, position__in={p for _, p in wanted}
-        )
+    hit = Passage.objects.filter(
+        pk__in=ids, mission_id=OuterRef("mission_id"), position=OuterRef("position") - 1
     )
-    return [p for p in rows if (p.mission_id, p.position) in wanted]
+    rows = _passage_rows(Passage.objects.filter(Q(pk__in=ids) | Q(Exists(hit))))
+    by_id = {p.id: p for p in rows}
+    hits = [by_id[i] for i in ids if i in by_id]
+    short = {(p.mission_id, p.position + 1) for p in hits if len(p.text) < RECALL_SHORT_HIT}
+    have = {p.id for p in hits}
+    return hits + [p for p in rows if p.id not in have and (p.mission_id, p.position) in short]
 
 
 def _evidence_filter(refs: set[Ref], session: ChatSession) -> Q | None:
@@ -429,8 +432,7 @@ def context_load(
             channel_id=channel.pk,
         )
     pinned_ids = list(dict.fromkeys(pinned_ids))
-    loaded = _passages(list(dict.fromkeys(pinned_ids + ranked_ids)))
-    loaded += _neighbours(loaded)
+    loaded = _with_neighbours(list(dict.fromkeys(pinned_ids + ranked_ids)))
     pinned_set = set(pinned_ids)
 
     pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)

@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from context.detail import DETAIL_DIGEST_CHARS, DIGEST_TITLE, window_shares
-from context.excerpts import Unit, render, select, term_weights, units
+from context.excerpts import Unit, render, score, select, term_weights, units
 from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
     HISTORY_MIN_CHARS,
@@ -34,6 +34,8 @@ RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted
 RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
 RECALL_MIN_EXCERPT = 150
+# A recalled line shorter than this (or a question) brings the line after it.
+RECALL_SHORT_LINE = 60
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
 # sees as background, and each delegate's result in a synthesis.
 BRIEF_BUDGET_CHARS = 10_000
@@ -414,10 +416,82 @@ def _excerpts(passages: list[RecalledPassage]) -> list[list[RecalledPassage]]:
     return sorted(excerpts, key=lambda run: (best[run[0].mission_id], run[0].position))
 
 
+def _whose(passage: RecalledPassage) -> str:
+    """Whose words an excerpt quotes, when its text does not say (it starts mid-turn)."""
+    if passage.text.startswith(("Instruction:", "Reply:")):
+        return ""
+    person = passage.start < len("Instruction: ") + passage.instruction_chars
+    return "(the person's instruction) " if person else "(the reply) "
+
+
+def _ranked_lines(
+    runs: list[list[RecalledPassage]], terms: list[str], budget: int, session_number: int
+) -> list[tuple[list[RecalledPassage], str, str]]:
+    """The lines of the ranked excerpts that matter most for the instruction, within
+    `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
+    is among the lines recalled), the best taken first (ties to the better-ranked
+    excerpt, then the earlier line), with the line after one too short to stand alone (a
+    question, a one-word answer). Returns (run, header, excerpt text) in rank order."""
+    texts = ["\n".join(p.text for p in run) for run in runs]
+    spans = [units(t) for t in texts]
+    weights = term_weights(
+        terms, [t[u.start : u.end] for t, us in zip(texts, spans, strict=True) for u in us]
+    )
+    candidates = sorted(
+        (-score(texts[r][u.start : u.end], weights), r, i)
+        for r, us in enumerate(spans)
+        for i, u in enumerate(us)
+    )
+    headers = []
+    for run in runs:
+        first = run[0]
+        other = first.session_number if first.session_number != session_number else None
+        headers.append((mission_header(first.seq, first.at, other) + " " + _whose(first)).rstrip())
+    kept: dict[int, set[int]] = {}
+    lines: dict[int, str] = {}
+    used = 0
+
+    def line_for(r: int, chosen: set[int]) -> str:
+        return f"- {headers[r]} {_quote(render(texts[r], spans[r], chosen, ''))}"
+
+    def take(r: int, i: int) -> bool:
+        nonlocal used
+        chosen = kept.get(r, set()) | {i}
+        line = line_for(r, chosen)
+        cost = len(line) + 1 - (len(lines[r]) + 1 if r in lines else 0)
+        if used + cost > budget:
+            return False
+        kept[r], lines[r] = chosen, line
+        used += cost
+        return True
+
+    for negative, r, i in candidates:
+        if negative >= 0:
+            break
+        if i in kept.get(r, set()) or not take(r, i):
+            continue
+        piece = texts[r][spans[r][i].start : spans[r][i].end].strip()
+        if (len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))) and i + 1 < len(
+            spans[r]
+        ):
+            take(r, i + 1)
+    # In the order the excerpts ranked.
+    return [(runs[r], headers[r], lines[r]) for r in sorted(kept)]
+
+
 def _recall_section(
-    passages: list[RecalledPassage], *, budget: int, session_number: int
+    passages: list[RecalledPassage],
+    *,
+    budget: int,
+    session_number: int,
+    ranked: list[RecalledPassage] | None = None,
+    terms: list[str] | None = None,
 ) -> Section:
-    if not passages or budget <= 0:
+    """Recall: `passages` (the history that fits, the missions the instruction names or
+    the summary's matching items cite) as whole excerpts first; then the lines of the
+    `ranked` passages that matter most for the instruction's `terms`."""
+    ranked = ranked or []
+    if not (passages or ranked) or budget <= 0:
         return Section("recall", "", max(budget, 0))
     title = RECALL_TITLE
     lines, used = [title], len(title)
@@ -425,6 +499,15 @@ def _recall_section(
     ids: list[int] = []
     refs: list[str] = []
     trimmed = False
+
+    def shown(first: RecalledPassage) -> None:
+        other = first.session_number if first.session_number != session_number else None
+        if other is None and first.seq not in seqs:
+            seqs.append(first.seq)
+        if first.mission_id not in ids:
+            ids.append(first.mission_id)
+            refs.append(ref_label(other, first.seq))
+
     for run in _excerpts(passages):
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
@@ -445,11 +528,15 @@ def _recall_section(
         line = f"- {header} {quoted}"
         lines.append(line)
         used += 1 + len(line)
-        if other is None and first.seq not in seqs:
-            seqs.append(first.seq)
-        if first.mission_id not in ids:
-            ids.append(first.mission_id)
-            refs.append(ref_label(other, first.seq))
+        shown(first)
+    whole = {(p.mission_id, p.position) for p in passages}
+    ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
+    if ranked and terms:
+        for run, _, line in _ranked_lines(_excerpts(ranked), terms, budget - used, session_number):
+            lines.append(line)
+            used += 1 + len(line)
+            shown(run[0])
+            trimmed = True
     if len(lines) == 1:
         return Section("recall", "", budget)
     return Section(
@@ -586,7 +673,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         )
         for m in inputs.history
     ]
-    passages = history + inputs.pinned_passages + inputs.recalled
+    passages = history + inputs.pinned_passages
     budget = max(envelope - fixed, 0)
     if inputs.history_chars is not None:
         # Never dearer than the session's history (with a header per mission), beside
@@ -600,10 +687,18 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
             + memory.chars
             + current.chars
         )
-        other_sessions = any(p.session_number != inputs.session_number for p in passages)
+        other_sessions = any(
+            p.session_number != inputs.session_number for p in passages + inputs.recalled
+        )
         floor = recall_floor if other_sessions else 0
         budget = min(budget, max(limit - fixed, floor))
-    recall = _recall_section(passages, budget=budget, session_number=inputs.session_number)
+    recall = _recall_section(
+        passages,
+        budget=budget,
+        session_number=inputs.session_number,
+        ranked=inputs.recalled,
+        terms=inputs.terms,
+    )
 
     messages: list[dict[str, str]] = [{"role": "system", "content": system.text}]
     context_text = "\n\n".join(s.text for s in (summary_section, pending) if s.text)
