@@ -437,10 +437,15 @@ def _ranked_lines(
     weights = term_weights(
         terms, [t[u.start : u.end] for t, us in zip(texts, spans, strict=True) for u in us]
     )
+    scores = [[score(texts[r][u.start : u.end], weights) for u in us] for r, us in enumerate(spans)]
+    # Among lines that score alike, one of each excerpt in turn (its best first): as many
+    # distinct hits as fit, not one excerpt's every line.
+    turn: dict[tuple[int, int], int] = {}
+    for r, row in enumerate(scores):
+        for k, i in enumerate(sorted(range(len(row)), key=lambda i: (-row[i], i))):
+            turn[(r, i)] = k
     candidates = sorted(
-        (-score(texts[r][u.start : u.end], weights), r, i)
-        for r, us in enumerate(spans)
-        for i, u in enumerate(us)
+        (-scores[r][i], turn[(r, i)], r, i) for r, row in enumerate(scores) for i in range(len(row))
     )
     headers = []
     for run in runs:
@@ -465,7 +470,7 @@ def _ranked_lines(
         used += cost
         return True
 
-    for negative, r, i in candidates:
+    for negative, _, r, i in candidates:
         if negative >= 0:
             break
         if i in kept.get(r, set()) or not take(r, i):
