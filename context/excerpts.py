@@ -9,11 +9,14 @@ Korean morphemes, so "registrations" holds "registr", "보관해요" holds "보�
 weighs by how rare it is among the units being scored (ln(1 + n / units holding it)), so
 words every line shares weigh little."""
 
+import bisect
 import itertools
+import json
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 UNIT_MAX_CHARS = 400
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[다요죠])\.\s+")
@@ -27,7 +30,14 @@ class Unit:
 
 def units(text: str) -> list[Unit]:
     """Contiguous spans covering the text: each line with its newline; a long line cut at
-    sentence ends, and a long sentence at spaces (else hard) into UNIT_MAX_CHARS pieces."""
+    sentence ends, and a long sentence at spaces (else hard) into UNIT_MAX_CHARS pieces.
+    Remembered per text: the window's missions and the recalled passages come back in
+    the next missions' prompts."""
+    return list(_units(text))
+
+
+@lru_cache(maxsize=4_096)
+def _units(text: str) -> tuple[Unit, ...]:
     spans: list[Unit] = []
     start = 0
     for line in text.splitlines(keepends=True):
@@ -37,7 +47,7 @@ def units(text: str) -> list[Unit]:
         else:
             spans += _cut(text, start, end)
         start = end
-    return spans
+    return tuple(spans)
 
 
 def _cut(text: str, start: int, end: int) -> list[Unit]:
@@ -106,6 +116,65 @@ def render(
     return rendered[:-1] if rendered.endswith("\n") else rendered
 
 
+class Growing:
+    """A rendering (see `render`) whose length is kept up to date as units are added: a
+    unit splits the gap it falls in, whose marker becomes up to two. With `quoted`, the
+    length is that of the rendering as a JSON string (escapes are per character, so
+    lengths add up). No rendering per trial."""
+
+    def __init__(self, text: str, spans: list[Unit], label: str, *, quoted: bool = False):
+        self.text, self.spans, self.label, self.quoted = text, spans, label, quoted
+        self.before = [0]
+        self.sizes: list[int] = []
+        for span in spans:
+            piece = text[span.start : span.end]
+            self.before.append(self.before[-1] + len(piece))
+            self.sizes.append(_quoted_len(piece) if quoted else len(piece))
+        self.kept: list[int] = []
+        self.body = self._gap(0, len(spans) - 1)
+
+    def _gap(self, first: int, last: int) -> int:
+        if first > last:
+            return 0
+        text = marker(self.label, self.before[last + 1] - self.before[first], last - first + 1)
+        return _quoted_len(text) if self.quoted else len(text)
+
+    def _grown(self, index: int) -> tuple[int, int]:
+        at = bisect.bisect_left(self.kept, index)
+        previous = self.kept[at - 1] if at else -1
+        following = self.kept[at] if at < len(self.kept) else len(self.spans)
+        body = (
+            self.body
+            + self.sizes[index]
+            - self._gap(previous + 1, following - 1)
+            + self._gap(previous + 1, index - 1)
+            + self._gap(index + 1, following - 1)
+        )
+        return at, body
+
+    def _length(self, body: int, last: int) -> int:
+        """The rendering's length: its final newline is dropped."""
+        n = len(self.spans)
+        ends = last < n - 1 or self.text[self.spans[last].end - 1 : self.spans[last].end] == "\n"
+        newline = 2 if self.quoted else 1
+        return body - (newline if ends else 0) + (2 if self.quoted else 0)
+
+    def length_with(self, index: int) -> int:
+        _, body = self._grown(index)
+        return self._length(body, max(index, self.kept[-1] if self.kept else -1))
+
+    def add(self, index: int) -> None:
+        at, self.body = self._grown(index)
+        self.kept.insert(at, index)
+
+    def render(self) -> str:
+        return render(self.text, self.spans, set(self.kept), self.label)
+
+
+def _quoted_len(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False)) - 2
+
+
 def select(
     text: str,
     limit: int,
@@ -142,7 +211,7 @@ def select(
     must = len(order)
     taken = set(order)
     order += sorted((i for i in range(len(spans)) if i not in taken), key=lambda i: (-extra[i], -i))
-    kept: set[int] = set()
+    growing = Growing(text, spans, label)
     kept_chars = 0
     for position, index in enumerate(order):
         size = spans[index].end - spans[index].start
@@ -150,9 +219,10 @@ def select(
             continue  # cannot fit, markers aside
         if position >= must and kept_chars + size > fill_to:
             continue
-        trial = kept | {index}
-        if len(render(text, spans, trial, label)) <= limit:
-            kept, kept_chars = trial, kept_chars + size
-    if not kept:
+        if growing.length_with(index) <= limit:
+            growing.add(index)
+            kept_chars += size
+    kept_sorted = growing.kept
+    if not kept_sorted:
         return "", []
-    return render(text, spans, kept, label), sorted(kept)
+    return render(text, spans, set(kept_sorted), label), kept_sorted

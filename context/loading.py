@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
 from config.prepared import PreparedSql, prepared
@@ -233,10 +233,10 @@ def _with_neighbours(ids: list[int]) -> list[RecalledPassage]:
     for that. A neighbour belongs to its hit's mission, so it is outside the window too."""
     if not ids:
         return []
-    hit = Passage.objects.filter(
-        pk__in=ids, mission_id=OuterRef("mission_id"), position=OuterRef("position") - 1
-    )
-    rows = _passage_rows(Passage.objects.filter(Q(pk__in=ids) | Q(Exists(hit))))
+    # A mission's passages are written in one statement, in order: the next one is, but
+    # for a rare concurrent write, the next id (a passage is kept as a neighbour only if it
+    # is its hit's next position; one that is not gives no neighbour, nothing wrong).
+    rows = _passage_rows(Passage.objects.filter(pk__in=sorted({*ids, *(i + 1 for i in ids)})))
     by_id = {p.id: p for p in rows}
     hits = [by_id[i] for i in ids if i in by_id]
     short = {(p.mission_id, p.position + 1) for p in hits if len(p.text) < RECALL_SHORT_HIT}

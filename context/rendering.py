@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from context.detail import DETAIL_DIGEST_CHARS, DIGEST_TITLE, window_shares
-from context.excerpts import Unit, render, score, select, term_weights, units
+from context.excerpts import Growing, Unit, render, score, select, term_weights, units
 from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
     HISTORY_MIN_CHARS,
@@ -452,28 +452,30 @@ def _ranked_lines(
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
         headers.append((mission_header(first.seq, first.at, other) + " " + _whose(first)).rstrip())
-    kept: dict[int, set[int]] = {}
-    lines: dict[int, str] = {}
+    growing: dict[int, Growing] = {}
     used = 0
-
-    def line_for(r: int, chosen: set[int]) -> str:
-        return f"- {headers[r]} {_quote(render(texts[r], spans[r], chosen, ''))}"
 
     def take(r: int, i: int) -> bool:
         nonlocal used
-        chosen = kept.get(r, set()) | {i}
-        line = line_for(r, chosen)
-        cost = len(line) + 1 - (len(lines[r]) + 1 if r in lines else 0)
+        if r not in growing:
+            growing[r] = Growing(texts[r], spans[r], "", quoted=True)
+        grow = growing[r]
+        # "- {header} " and the quotes around the excerpt, and its line's joiner.
+        frame = len(headers[r]) + 4
+        old = (grow._length(grow.body, grow.kept[-1]) + frame) if grow.kept else 0
+        cost = grow.length_with(i) + frame - old
         if used + cost > budget:
+            if not grow.kept:
+                del growing[r]
             return False
-        kept[r], lines[r] = chosen, line
+        grow.add(i)
         used += cost
         return True
 
     for negative, _, r, i in candidates:
         if negative >= 0:
             break
-        if i in kept.get(r, set()) or not take(r, i):
+        if (r in growing and i in growing[r].kept) or not take(r, i):
             continue
         piece = texts[r][spans[r][i].start : spans[r][i].end].strip()
         if (len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))) and i + 1 < len(
@@ -481,7 +483,10 @@ def _ranked_lines(
         ):
             take(r, i + 1)
     # In the order the excerpts ranked.
-    return [(runs[r], headers[r], lines[r]) for r in sorted(kept)]
+    return [
+        (runs[r], headers[r], f"- {headers[r]} {_quote(growing[r].render())}")
+        for r in sorted(growing)
+    ]
 
 
 def _recall_section(
