@@ -34,6 +34,9 @@ RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted
 RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
 RECALL_MIN_EXCERPT = 150
+# The person's own words state names, numbers and decisions more often than a reply
+# does (as in the extractive fold): a recalled line of theirs weighs this much more.
+PERSON_WEIGHT = 1.5
 # A recalled line shorter than this (or a question) brings the line after it.
 RECALL_SHORT_LINE = 60
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
@@ -424,6 +427,15 @@ def _whose(passage: RecalledPassage) -> str:
     return "(the person's instruction) " if person else "(the reply) "
 
 
+def _persons(run: list[RecalledPassage], offset: int) -> bool:
+    """Whether the char at `offset` of a run's joined text is the person's instruction."""
+    for passage in run:
+        if offset < len(passage.text) + 1:
+            return passage.start + offset < len("Instruction: ") + passage.instruction_chars
+        offset -= len(passage.text) + 1
+    return False
+
+
 def _ranked_lines(
     runs: list[list[RecalledPassage]], terms: list[str], budget: int, session_number: int
 ) -> list[tuple[list[RecalledPassage], str, str]]:
@@ -437,7 +449,14 @@ def _ranked_lines(
     weights = term_weights(
         terms, [t[u.start : u.end] for t, us in zip(texts, spans, strict=True) for u in us]
     )
-    scores = [[score(texts[r][u.start : u.end], weights) for u in us] for r, us in enumerate(spans)]
+    scores = [
+        [
+            score(texts[r][u.start : u.end], weights)
+            * (PERSON_WEIGHT if _persons(runs[r], u.start) else 1.0)
+            for u in us
+        ]
+        for r, us in enumerate(spans)
+    ]
     # Among lines that score alike, one of each excerpt in turn (its best first): as many
     # distinct hits as fit, not one excerpt's every line.
     turn: dict[tuple[int, int], int] = {}
