@@ -96,7 +96,8 @@ class AssembledContext:
                     "mission_refs": s.mission_refs,
                     "memory_ids": s.memory_ids,
                     "trimmed": s.trimmed,
-                    **({"kept": s.kept} if s.kept else {}),
+                    # The detail window's missions: what each kept (empty elsewhere).
+                    "kept": s.kept,
                     "text": s.text,
                 }
                 for s in self.sections
@@ -366,12 +367,15 @@ def _recent_section(
 ) -> Section:
     parts = ["\n".join([DIGEST_TITLE, *digests])] if digests else []
     parts += [f"{u}\n{r}" for _, u, r in blocks]
+    # Every mission the section holds, in detail or as a digest line, oldest first.
+    held = {row["seq"] for row in kept if row["kept"] != "none"}
+    held_missions = [m for m in sorted(missions, key=lambda m: m.seq) if m.seq in held]
     return Section(
         "recent",
         "\n\n".join(parts),
         budget,
-        mission_seqs=[m.seq for m, _, _ in blocks],
-        mission_ids=[m.pk for m, _, _ in blocks],
+        mission_seqs=[m.seq for m in held_missions],
+        mission_ids=[m.pk for m in held_missions],
         trimmed=len(blocks) < len(missions)
         or any(not u.endswith(m.instruction) or r != m.reply for m, u, r in blocks),
         kept=kept,
