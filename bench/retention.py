@@ -496,7 +496,7 @@ def _targets(records: list[dict[str, Any]]) -> dict[str, tuple[str, bool | None]
     return {
         f"words reused (>= {_pct(TARGET_REUSED)})": (
             count(reused),
-            _share(reused) >= TARGET_REUSED,
+            (_share(reused) >= TARGET_REUSED) if reused else None,
         ),
         "  at the worst checkpoint": _worst(records, "reused"),
         f"paraphrased (>= {_pct(TARGET_PARAPHRASED)})": (
