@@ -21,8 +21,11 @@ summary and memory lines on the fact's subject."""
 
 import io
 import json
+import math
 import os
+import re
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -37,7 +40,8 @@ from bench import per_database  # noqa: E402
 from bench.report import Table  # noqa: E402
 
 TRANSCRIPTS_DIR = ROOT / "bench" / "transcripts"
-TRANSCRIPTS = ("launch_en", "launch_ko")
+TRANSCRIPTS = ("launch_en", "launch_ko", "long_talk_en", "long_talk_ko")
+# A transcript's questions document may name its own checkpoints (long missions: fewer).
 CHECKPOINTS = (30, 60, 120)
 # DESIGN.md §3: the envelope per channel kind, when settings do not say otherwise.
 ENVELOPE_DEFAULTS = {"dm": 32_000, "project": 32_000, "master": 28_000, "all": 28_000}
@@ -46,6 +50,110 @@ TARGET_PARAPHRASED = 0.75
 TARGET_VS_TAIL = 2.0
 SUPERSEDED_MARK = "(superseded"
 SNIPPET = 160
+
+
+# --- the references a prompt is measured against ------------------------------------------
+
+
+def prompt_bytes(messages: list[dict[str, str]]) -> bytes:
+    """A prompt as a provider receives it, in order: what its prompt cache can reuse is the
+    longest byte-identical prefix of this."""
+    return "".join(f"<{m['role']}>\n{m['content']}\n" for m in messages).encode("utf-8")
+
+
+def prefix_share(previous: bytes, current: bytes) -> float:
+    """The share of `current` that is byte-identical to the start of `previous`."""
+    if not current:
+        return 0.0
+    same = 0
+    for a, b in zip(previous, current, strict=False):
+        if a != b:
+            break
+        same += 1
+    return same / len(current)
+
+
+def _plain(text: str) -> str:
+    """Text compared as a reader sees it: JSON quoting undone, whitespace collapsed."""
+    return " ".join(text.replace('\\"', '"').replace("\\n", "\n").split()).casefold()
+
+
+def _stated(sentence: str, text: str) -> bool:
+    return _plain(sentence) in _plain(text)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。])\s+")
+
+
+def stating_sentence(fact: dict[str, Any], lines: list[dict[str, str]]) -> str:
+    """The sentence of the planted mission that states the fact (its first one holding
+    the answer): for transcripts whose questions document does not name it."""
+    mission = lines[fact["planted"] - 1]
+    for line in (mission["instruction"] + "\n" + mission["reply"]).splitlines():
+        for sentence in _SENTENCE_END.split(line):
+            if _found(fact["answer"], sentence):
+                return sentence.strip()
+    return fact["answer"]
+
+
+class PlainRetrieval:
+    """What a person could build in an afternoon: the whole history cut into turns
+    (lines), ranked by BM25 with the question over the same normalised terms the product
+    searches, the best filled up to the product prompt's size and printed in their
+    original order. No summary, no window, no headers."""
+
+    K1 = 1.2
+    B = 0.75
+
+    def __init__(self, lines: list[dict[str, str]]) -> None:
+        from language.analysis import terms
+
+        self.units: list[str] = [
+            turn.strip()
+            for line in lines
+            for turn in (line["instruction"] + "\n" + line["reply"]).splitlines()
+            if turn.strip()
+        ]
+        self.counts: list[dict[str, int]] = []
+        frequency: dict[str, int] = {}
+        for unit in self.units:
+            count: dict[str, int] = {}
+            for term in terms(unit):
+                count[term] = count.get(term, 0) + 1
+            self.counts.append(count)
+            for term in count:
+                frequency[term] = frequency.get(term, 0) + 1
+        n = len(self.units)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
+        self.lengths = [sum(c.values()) for c in self.counts]
+        self.average = sum(self.lengths) / max(n, 1)
+
+    def select(self, question: str, size: int) -> str:
+        from language.analysis import query_terms
+
+        wanted = [t for t in query_terms(question) if t in self.idf]
+        scored: list[tuple[float, int]] = []
+        for index, count in enumerate(self.counts):
+            score = 0.0
+            norm = self.K1 * (1 - self.B + self.B * self.lengths[index] / max(self.average, 1))
+            for term in wanted:
+                tf = count.get(term, 0)
+                if tf:
+                    score += self.idf[term] * tf * (self.K1 + 1) / (tf + norm)
+            if score > 0:
+                scored.append((-score, index))
+        chosen: list[int] = []
+        used = 0
+        for _, index in sorted(scored):
+            cost = len(self.units[index]) + 1
+            if used + cost <= size:
+                chosen.append(index)
+                used += cost
+        return "\n".join(self.units[i] for i in sorted(chosen))
+
+    def probe(self, question: str, *, size: int, answer: str, sentence: str) -> dict[str, bool]:
+        text = self.select(question, size)
+        return {"plain_hit": _found(answer, text), "plain_sentence": _stated(sentence, text)}
 
 
 # --- the measurement (in the child process) ---------------------------------------------
@@ -136,7 +244,8 @@ def _measure(scratch: Path) -> dict[str, Any]:
     from sessions.selectors import session_current
 
     results: dict[str, Any] = {"vendor": connection.vendor, "transcripts": []}
-    for name in TRANSCRIPTS:
+    only = [n for n in os.environ.get("RETENTION_TRANSCRIPTS", "").split(",") if n]
+    for name in only or TRANSCRIPTS:
         doc = json.loads((TRANSCRIPTS_DIR / f"{name}.questions.json").read_text("utf-8"))
         raw = (TRANSCRIPTS_DIR / doc["transcript"]).read_text("utf-8")
         lines = [json.loads(text) for text in raw.splitlines() if text.strip()]
@@ -156,33 +265,57 @@ def _measure(scratch: Path) -> dict[str, Any]:
             "missions": len(lines),
             "checkpoints": [],
         }
+        checkpoints = tuple(doc.get("checkpoints", CHECKPOINTS))
+        record["prefix_shares"] = []
+        previous: bytes | None = None
         done = 0
-        for checkpoint in CHECKPOINTS:
-            part = scratch / f"{name}-{done + 1}-{checkpoint}.jsonl"
-            part.write_text(
-                "".join(
-                    json.dumps(line, ensure_ascii=False) + "\n" for line in lines[done:checkpoint]
-                ),
-                encoding="utf-8",
-            )
+        for checkpoint in checkpoints:
             started = time.perf_counter()
-            call_command(
-                "replay", str(part), channel=channel.pk, stdout=io.StringIO(), stderr=io.StringIO()
-            )
+            # One mission at a time: the prompt each mission gets is assembled before it
+            # is recorded, to measure what of it is byte-identical to the previous one's.
+            for index in range(done, checkpoint):
+                line = lines[index]
+                session = session_current(channel=channel)
+                if session is not None:
+                    context = context_for_next(
+                        channel=channel,
+                        session=session,
+                        instruction=line["instruction"],
+                        at=datetime.fromisoformat(line["at"]),
+                    )
+                    prompt = prompt_bytes(context.messages)
+                    if previous is not None:
+                        record["prefix_shares"].append(prefix_share(previous, prompt))
+                    previous = prompt
+                part = scratch / f"{name}-{index + 1}.jsonl"
+                part.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
+                call_command(
+                    "replay",
+                    str(part),
+                    channel=channel.pk,
+                    stdout=io.StringIO(),
+                    stderr=io.StringIO(),
+                )
             replay_seconds = time.perf_counter() - started
             done = checkpoint
             session = session_current(channel=channel)
             assert session is not None
             at = datetime.fromisoformat(lines[checkpoint - 1]["at"]) + timedelta(hours=2)
             history = _history(lines[:checkpoint])
+            plain = PlainRetrieval(lines[:checkpoint])
             record["checkpoints"].append(
                 _probe(
                     context_for_next,
                     channel=channel,
                     session=session,
                     at=at,
-                    facts=[f for f in doc["facts"] if f["planted"] <= checkpoint],
+                    facts=[
+                        {**f, "sentence": f.get("sentence") or stating_sentence(f, lines)}
+                        for f in doc["facts"]
+                        if f["planted"] <= checkpoint
+                    ],
                     history=history,
+                    plain=plain,
                     checkpoint=checkpoint,
                     replay_seconds=replay_seconds,
                 )
@@ -199,6 +332,7 @@ def _probe(
     at: datetime,
     facts: list[dict[str, Any]],
     history: str,
+    plain: "PlainRetrieval",
     checkpoint: int,
     replay_seconds: float,
 ) -> dict[str, Any]:
@@ -229,6 +363,11 @@ def _probe(
                 "answer": answer,
                 "hit": _found(answer, text),
                 "naive_hit": _found(answer, history[-total:]),
+                "naive_sentence": _stated(fact["sentence"], history[-total:]),
+                "sentence_hit": _stated(fact["sentence"], text),
+                **plain.probe(
+                    question["text"], size=total, answer=answer, sentence=fact["sentence"]
+                ),
                 "sections": [
                     n for n, s in sections.items() if n != "current" and _found(answer, s.text)
                 ],
@@ -358,7 +497,7 @@ def _targets(records: list[dict[str, Any]]) -> dict[str, tuple[str, bool | None]
     return {
         f"words reused (>= {_pct(TARGET_REUSED)})": (
             count(reused),
-            _share(reused) >= TARGET_REUSED,
+            (_share(reused) >= TARGET_REUSED) if reused else None,
         ),
         "  at the worst checkpoint": _worst(records, "reused"),
         f"paraphrased (>= {_pct(TARGET_PARAPHRASED)})": (
@@ -386,7 +525,7 @@ def print_report(all_results: list[dict[str, Any]]) -> None:
             _print_transcript(record)
         columns = [(r["name"], _targets([r])) for r in records] + [("all", _targets(records))]
         questions = sum(len(cp["questions"]) for r in records for cp in r["checkpoints"])
-        at = len(CHECKPOINTS)
+        at = sum(len(r["checkpoints"]) for r in records)
         print(f"\nsummary ({results['vendor']}, {questions} questions at {at} checkpoints)")
         width = 32
         print(f"  {'':<34}" + "".join(f"{name:<{width}}" for name, _ in columns))
@@ -396,6 +535,41 @@ def print_report(all_results: list[dict[str, Any]]) -> None:
                 value, ok = targets[label]
                 cells.append(f"{value + ('' if ok is None else ' ' + _mark(ok)):<{width}}")
             print(f"  {label:<34}" + "".join(cells))
+        _against_references(records)
+
+
+TARGET_OVER_PLAIN = 0.05
+TARGET_FLOOR = 0.85
+
+
+def _against_references(records: list[dict[str, Any]]) -> None:
+    """The product against plain retrieval and the newest history, both cut to the size
+    of each prompt: answer present and stating sentence present, over every question of
+    every checkpoint; and the prompt's byte-identical prefix with the previous mission's."""
+    print(
+        f"\n  {'transcript':<14} {'q':>4} | {'product ans/sent':>16} | {'plain ans/sent':>14} | "
+        f"{'newest ans/sent':>15} | {'prefix med':>10} | targets (ans >= plain+0.05, "
+        "sent >= plain, both >= 0.85)"
+    )
+    for r in records:
+        qs = [q for cp in r["checkpoints"] for q in cp["questions"]]
+        if not qs or "plain_hit" not in qs[0]:
+            continue
+        product = (_share(qs), _share(qs, "sentence_hit"))
+        plain = (_share(qs, "plain_hit"), _share(qs, "plain_sentence"))
+        newest = (_share(qs, "naive_hit"), _share(qs, "naive_sentence"))
+        shares = r.get("prefix_shares") or []
+        prefix = statistics.median(shares) if shares else 0.0
+        ok = (
+            product[0] >= plain[0] + TARGET_OVER_PLAIN - 1e-9
+            and product[1] >= plain[1] - 1e-9
+            and min(product) >= TARGET_FLOOR
+        )
+        print(
+            f"  {r['name']:<14} {len(qs):>4} | {product[0]:>7.2f}/{product[1]:<8.2f} | "
+            f"{plain[0]:>6.2f}/{plain[1]:<7.2f} | {newest[0]:>7.2f}/{newest[1]:<7.2f} | "
+            f"{prefix:>10.2f} | {_mark(ok)}"
+        )
 
 
 def _print_transcript(record: dict[str, Any]) -> None:

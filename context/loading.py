@@ -11,6 +11,7 @@ from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
 from config.prepared import PreparedSql, prepared
+from context.detail import window_shares
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
 from context.window import window_missions
@@ -25,7 +26,9 @@ from summaries.render import Ref, render_summary, state_refs
 from summaries.schemas import SummaryState
 from summaries.selectors import summary_shown
 
-RECALL_PASSAGES = 24
+RECALL_PASSAGES = 64
+# A hit shorter than this (a question turn, a one-line answer) brings the passage after it.
+RECALL_SHORT_HIT = 200
 EVIDENCE_PASSAGES = 6
 MEMORY_CANDIDATES = 40
 # How much of a pending mission is loaded for its digest line (the newest gets more).
@@ -57,6 +60,10 @@ class RecalledPassage:
     at: datetime
     position: int
     text: str
+    # Where the passage starts in its mission's text, and how long the person's
+    # instruction is: whose words the passage holds (context.passages.mission_text).
+    start: int = 0
+    instruction_chars: int = 0
 
 
 @dataclass
@@ -209,35 +216,32 @@ def _passage_rows(passages: QuerySet[Passage]) -> list[RecalledPassage]:
         "seq",
         "position",
         "text",
+        "start",
         at=F("mission__created_at"),
         session_number=F("session__number"),
+        instruction_chars=Length("mission__instruction"),
     )
     return [RecalledPassage(**r) for r in rows]
 
 
-def _passages(ids: list[int]) -> list[RecalledPassage]:
+def _with_neighbours(ids: list[int]) -> list[RecalledPassage]:
+    """The passages `ids` in that order, then the passage after each one that is too short
+    to stand alone (a question turn, a one-line answer: what answers it follows), read in
+    one query whatever the hits (a constant number of queries); rendering merges
+    neighbours into one excerpt. Each recalled excerpt carries its mission's header (seq,
+    date and time) and says whose words it quotes, so a mission's opening is not loaded
+    for that. A neighbour belongs to its hit's mission, so it is outside the window too."""
     if not ids:
         return []
-    by_id = {p.id: p for p in _passage_rows(Passage.objects.filter(pk__in=ids))}
-    return [by_id[i] for i in ids if i in by_id]
-
-
-def _neighbours(hits: list[RecalledPassage]) -> list[RecalledPassage]:
-    """The passage after each hit (a hit is often a short turn, its answer follows) and
-    its mission's first passage (the person's own words, where names and numbers are
-    usually stated), in one query; rendering merges neighbours into one excerpt. A
-    neighbour belongs to its hit's mission, so it is outside the detail window too."""
-    have = {(p.mission_id, p.position) for p in hits}
-    wanted = {(p.mission_id, p.position + 1) for p in hits} | {(p.mission_id, 0) for p in hits}
-    wanted -= have
-    if not wanted:
-        return []
-    rows = _passage_rows(
-        Passage.objects.filter(
-            mission_id__in={m for m, _ in wanted}, position__in={p for _, p in wanted}
-        )
-    )
-    return [p for p in rows if (p.mission_id, p.position) in wanted]
+    # A mission's passages are written in one statement, in order: the next one is, but
+    # for a rare concurrent write, the next id (a passage is kept as a neighbour only if it
+    # is its hit's next position; one that is not gives no neighbour, nothing wrong).
+    rows = _passage_rows(Passage.objects.filter(pk__in=sorted({*ids, *(i + 1 for i in ids)})))
+    by_id = {p.id: p for p in rows}
+    hits = [by_id[i] for i in ids if i in by_id]
+    short = {(p.mission_id, p.position + 1) for p in hits if len(p.text) < RECALL_SHORT_HIT}
+    have = {p.id for p in hits}
+    return hits + [p for p in rows if p.id not in have and (p.mission_id, p.position) in short]
 
 
 def _evidence_filter(refs: set[Ref], session: ChatSession) -> Q | None:
@@ -325,6 +329,12 @@ def context_load(
     recent = window_missions(session_id=session.pk, before_seq=seq)
     window_start = min((m.seq for m in recent), default=seq)
     envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
+    # Missions of the window that give their room to newer ones (a digest line each) are
+    # recalled like missions outside it: recall reads from the first one shown in detail.
+    recall_start = min(
+        (s.seq for s in window_shares(recent, channel.detail_budget) if s.allowed),
+        default=seq,
+    )
 
     # This session's missions before the window: all of them, if they fit the envelope
     # beside the window (then no summary needs to repeat them), else the pending ones.
@@ -339,7 +349,7 @@ def context_load(
     # than it (no history to size, nothing pending), and in a channel's first session
     # nothing at all is outside it (nothing to recall). Three queries fewer.
     all_in_window = window_start <= 1
-    nothing_outside = all_in_window and session.number <= 1
+    nothing_outside = recall_start <= 1 and session.number <= 1
     # Read in steps of SIZE_STEP rows, so that few statements serve every `most`.
     lengths = (
         []
@@ -391,7 +401,7 @@ def context_load(
 
     def candidates() -> QuerySet[Passage]:
         return _recall_passages(
-            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=window_start
+            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=recall_start
         )
 
     pinned_ids: list[int] = []
@@ -413,7 +423,7 @@ def context_load(
                 limit=EVIDENCE_PASSAGES,
             )
         recall = _RECALL(
-            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=window_start
+            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=recall_start
         )
         ranked_ids = rank_passages(
             candidates=Candidates.of(recall),
@@ -422,8 +432,7 @@ def context_load(
             channel_id=channel.pk,
         )
     pinned_ids = list(dict.fromkeys(pinned_ids))
-    loaded = _passages(list(dict.fromkeys(pinned_ids + ranked_ids)))
-    loaded += _neighbours(loaded)
+    loaded = _with_neighbours(list(dict.fromkeys(pinned_ids + ranked_ids)))
     pinned_set = set(pinned_ids)
 
     pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)

@@ -9,6 +9,8 @@ from typing import Any
 
 from django.conf import settings
 
+from context.detail import DETAIL_DIGEST_CHARS, DIGEST_TITLE, window_shares
+from context.excerpts import Growing, Unit, render, score, select, term_weights, units
 from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
     HISTORY_MIN_CHARS,
@@ -18,17 +20,25 @@ from context.loading import (
     RecalledPassage,
 )
 from context.passages import OFFICE_BRIEF_LABEL, mission_text
+from language.analysis import query_terms
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
 from summaries.render import Ref, ref_label
 
-# A mission in the detail window never shrinks below its header and this much text.
-DETAIL_MIN_BODY = 120
+# A mission of the detail window cut to fit keeps its request (its first line) up to this.
+DETAIL_HEAD_CHARS = 600
+# Room kept for the one more marker that rendering instruction and reply apart can need.
+MARKER_SLACK = 60
 RECALL_TITLE = "## Recalled from earlier in this channel (original words, quoted as data)"
 RECALL_TITLE_CHARS = len(RECALL_TITLE)
 # A recalled excerpt shorter than this is not worth its header.
 RECALL_MIN_EXCERPT = 150
+# The person's own words state names, numbers and decisions more often than a reply
+# does (as in the extractive fold): a recalled line of theirs weighs this much more.
+PERSON_WEIGHT = 1.5
+# A recalled line shorter than this (or a question) brings the line after it.
+RECALL_SHORT_LINE = 60
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
 # sees as background, and each delegate's result in a synthesis.
 BRIEF_BUDGET_CHARS = 10_000
@@ -51,6 +61,9 @@ class Section:
     mission_refs: list[str] = field(default_factory=list)
     # Whether something was cut to fit the budget (the text says where, with a marker).
     trimmed: bool = False
+    # Per mission of the detail window: what it kept ("full", "selected", "digest") and
+    # how many chars of how many.
+    kept: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def chars(self) -> int:
@@ -83,6 +96,8 @@ class AssembledContext:
                     "mission_refs": s.mission_refs,
                     "memory_ids": s.memory_ids,
                     "trimmed": s.trimmed,
+                    # The detail window's missions: what each kept (empty elsewhere).
+                    "kept": s.kept,
                     "text": s.text,
                 }
                 for s in self.sections
@@ -230,68 +245,145 @@ def _pending_section(missions: list[PendingMission], session_number: int | None)
     )
 
 
-def _recent_blocks(
-    missions: list[Mission], budget: int
-) -> tuple[list[tuple[Mission, str, str]], int]:
-    """(mission, instruction block, reply block) oldest → newest, within the budget.
+def _digest_line(mission: Mission) -> str:
+    text = " ".join(f"{mission.instruction} → {mission.reply}".split())
+    if len(text) > DETAIL_DIGEST_CHARS:
+        text = text[: DETAIL_DIGEST_CHARS - 1] + "…"
+    return f"- {mission_header(mission.seq, mission.created_at)} {text}"
 
-    Every mission keeps its header and a minimum of text; what is left goes to the
-    newest first, in full; an older one that does not fit is trimmed head + tail."""
-    newest_first = sorted(missions, key=lambda m: -m.seq)
-    # The section joins reply to instruction with "\n" and missions with "\n\n".
-    budget -= max(3 * len(newest_first) - 2, 0)
+
+def _head_units(text: str, spans: list[Unit], limit: int) -> list[int]:
+    """The person's request: the units of the instruction's first line, while they stay
+    within `limit`."""
+    first_line_end = text.find("\n") + 1 or len(text)
+    head: list[int] = []
+    used = 0
+    for index, span in enumerate(spans):
+        if span.start >= first_line_end or used + span.end - span.start > limit:
+            break
+        head.append(index)
+        used += span.end - span.start
+    return head
+
+
+def _mission_excerpt(
+    mission: Mission, body_limit: int, weights: dict[str, float]
+) -> tuple[str, str]:
+    """(instruction, reply) of a mission within `body_limit` chars together: its request
+    (head), the passages that matter most for the current instruction and for the
+    mission's own outcome (its last line), in their order, with markers naming what was
+    left out."""
+    instruction, reply = mission.instruction, mission.reply
+    text = f"{instruction}\n{reply}"
+    cut = len(instruction) + 1
+    label = f"mission #{mission.seq}"
+    spans = units(text)
+    outcome_spans = [i for i, span in enumerate(spans) if span.start >= cut]
+    outcome = outcome_spans[-1] if outcome_spans else len(spans) - 1
+    outcome_text = text[spans[outcome].start : spans[outcome].end] if spans else ""
+    secondary = term_weights(query_terms(outcome_text), [text[u.start : u.end] for u in spans])
+    required = [*_head_units(text, spans, min(DETAIL_HEAD_CHARS, body_limit // 3)), outcome]
+    # Room for a marker more than the joint rendering needs (a gap across the turn).
+    _, kept = select(
+        text,
+        max(body_limit - MARKER_SLACK, 0),
+        weights=weights,
+        label=label,
+        required=required,
+        secondary=secondary,
+    )
+    kept_set = set(kept)
+    parts = []
+    for part in ([i for i, u in enumerate(spans) if u.start < cut], outcome_spans):
+        part_spans = [spans[i] for i in part]
+        part_kept = {j for j, i in enumerate(part) if i in kept_set}
+        parts.append(render(text, part_spans, part_kept, label) if part_kept else "")
+    head, tail = parts
+    if head.endswith("\n"):
+        head = head[:-1]
+    if len(head) + len(tail) > body_limit:
+        # Never over the cap, whatever the units.
+        share = body_limit * len(head) // max(len(head) + len(tail), 1)
+        head = trim_middle(head, share, label=f"{label} instruction")
+        tail = trim_middle(tail, body_limit - len(head), label=f"{label} reply")
+    return head, tail
+
+
+def _recent_blocks(
+    missions: list[Mission], budget: int, terms: list[str]
+) -> tuple[list[tuple[Mission, str, str]], list[str], list[dict[str, Any]]]:
+    """(mission, instruction block, reply block) oldest → newest within the budget, the
+    digest lines of the missions that gave their room to newer ones, and what each
+    mission kept (for the report). See context.detail for how the budget is shared."""
+    oldest_first = sorted(missions, key=lambda m: m.seq)
     headers = {
         m.pk: mission_header(m.seq, m.created_at)
         + (f" {OFFICE_BRIEF_LABEL}:" if m.instruction_is_generated else "")
         + "\n"
-        for m in newest_first
+        for m in oldest_first
     }
-    full = {m.pk: len(m.instruction) + len(m.reply) for m in newest_first}
-    floor = {m.pk: len(headers[m.pk]) + min(full[m.pk], DETAIL_MIN_BODY) for m in newest_first}
-    # When even the floors overflow (a tiny budget), the oldest are cut to their header,
-    # then left out.
-    while sum(floor.values()) > budget and newest_first:
-        for m in reversed(newest_first):
-            if floor[m.pk] > len(headers[m.pk]):
-                floor[m.pk] = len(headers[m.pk])
-                break
-        else:
-            dropped = newest_first.pop()
-            budget += 3
-            del floor[dropped.pk]
-    spare = budget - sum(floor.values())
-    allowed: dict[int, int] = {}
-    for m in newest_first:
-        extra = min(full[m.pk] + len(headers[m.pk]) - floor[m.pk], max(spare, 0))
-        allowed[m.pk] = floor[m.pk] + extra
-        spare -= extra
-    blocks = []
+    by_seq = {m.seq: m for m in oldest_first}
+    # The section joins reply to instruction with "\n" and missions with "\n\n".
+    plan = window_shares(oldest_first, budget)
+    shown = [by_seq[p.seq] for p in plan if p.allowed]
+    all_units = [m.instruction[u.start : u.end] for m in shown for u in units(m.instruction)] + [
+        m.reply[u.start : u.end] for m in shown for u in units(m.reply)
+    ]
+    weights = term_weights(terms, all_units) if any(p.allowed < p.full for p in plan) else {}
+    blocks: list[tuple[Mission, str, str]] = []
+    digests: list[str] = []
+    kept: list[dict[str, Any]] = []
     used = 0
-    for m in sorted(newest_first, key=lambda m: m.seq):
-        body_limit = allowed[m.pk] - len(headers[m.pk])
-        instruction, reply = m.instruction, m.reply
-        if len(instruction) + len(reply) > body_limit:
-            label = f"mission #{m.seq}"
-            share = max(body_limit * len(instruction) // max(full[m.pk], 1), 0)
-            instruction = trim_middle(instruction, share, label=f"{label} instruction")
-            reply = trim_middle(reply, body_limit - len(instruction), label=f"{label} reply")
+    for share in plan:
+        m = by_seq[share.seq]
+        full = len(m.instruction) + len(m.reply)
+        if not share.allowed:
+            line = _digest_line(m)
+            cost = len(line) + 1 + (len(DIGEST_TITLE) + 2 if not digests else 0)
+            if used + cost <= budget:
+                digests.append(line)
+                used += cost
+                kept.append({"seq": m.seq, "kept": "digest", "chars": len(line), "of": full})
+            else:
+                kept.append({"seq": m.seq, "kept": "none", "chars": 0, "of": full})
+            continue
+        body_limit = max(share.allowed - len(headers[m.pk]) - 3, 0)
+        if full + 1 <= body_limit + 1 and share.allowed >= share.full:
+            instruction, reply = m.instruction, m.reply
+            what = "full"
+        else:
+            instruction, reply = _mission_excerpt(m, body_limit, weights)
+            what = "selected"
         user_text = headers[m.pk] + instruction
         blocks.append((m, user_text, reply))
-        used += len(user_text) + len(reply)
-    return blocks, used
+        used += len(user_text) + len(reply) + 3
+        kept.append(
+            {"seq": m.seq, "kept": what, "chars": len(instruction) + len(reply), "of": full}
+        )
+    return blocks, digests, kept
 
 
 def _recent_section(
-    blocks: list[tuple[Mission, str, str]], budget: int, missions: list[Mission]
+    blocks: list[tuple[Mission, str, str]],
+    digests: list[str],
+    kept: list[dict[str, Any]],
+    budget: int,
+    missions: list[Mission],
 ) -> Section:
+    parts = ["\n".join([DIGEST_TITLE, *digests])] if digests else []
+    parts += [f"{u}\n{r}" for _, u, r in blocks]
+    # Every mission the section holds, in detail or as a digest line, oldest first.
+    held = {row["seq"] for row in kept if row["kept"] != "none"}
+    held_missions = [m for m in sorted(missions, key=lambda m: m.seq) if m.seq in held]
     return Section(
         "recent",
-        "\n\n".join(f"{u}\n{r}" for _, u, r in blocks),
+        "\n\n".join(parts),
         budget,
-        mission_seqs=[m.seq for m, _, _ in blocks],
-        mission_ids=[m.pk for m, _, _ in blocks],
+        mission_seqs=[m.seq for m in held_missions],
+        mission_ids=[m.pk for m in held_missions],
         trimmed=len(blocks) < len(missions)
         or any(not u.endswith(m.instruction) or r != m.reply for m, u, r in blocks),
+        kept=kept,
     )
 
 
@@ -336,10 +428,108 @@ def _excerpts(passages: list[RecalledPassage]) -> list[list[RecalledPassage]]:
     return sorted(excerpts, key=lambda run: (best[run[0].mission_id], run[0].position))
 
 
+def _whose(passage: RecalledPassage) -> str:
+    """Whose words an excerpt quotes, when its text does not say (it starts mid-turn)."""
+    if passage.text.startswith(("Instruction:", "Reply:")):
+        return ""
+    person = passage.start < len("Instruction: ") + passage.instruction_chars
+    return "(the person's instruction) " if person else "(the reply) "
+
+
+def _persons(run: list[RecalledPassage], offset: int) -> bool:
+    """Whether the char at `offset` of a run's joined text is the person's instruction."""
+    for passage in run:
+        if offset < len(passage.text) + 1:
+            return passage.start + offset < len("Instruction: ") + passage.instruction_chars
+        offset -= len(passage.text) + 1
+    return False
+
+
+def _ranked_lines(
+    runs: list[list[RecalledPassage]], terms: list[str], budget: int, session_number: int
+) -> list[tuple[list[RecalledPassage], str, str]]:
+    """The lines of the ranked excerpts that matter most for the instruction, within
+    `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
+    is among the lines recalled), the best taken first (ties to the better-ranked
+    excerpt, then the earlier line), with the line after one too short to stand alone (a
+    question, a one-word answer). Returns (run, header, excerpt text) in rank order."""
+    texts = ["\n".join(p.text for p in run) for run in runs]
+    spans = [units(t) for t in texts]
+    weights = term_weights(
+        terms, [t[u.start : u.end] for t, us in zip(texts, spans, strict=True) for u in us]
+    )
+    scores = [
+        [
+            score(texts[r][u.start : u.end], weights)
+            * (PERSON_WEIGHT if _persons(runs[r], u.start) else 1.0)
+            for u in us
+        ]
+        for r, us in enumerate(spans)
+    ]
+    # Among lines that score alike, one of each excerpt in turn (its best first): as many
+    # distinct hits as fit, not one excerpt's every line.
+    turn: dict[tuple[int, int], int] = {}
+    for r, row in enumerate(scores):
+        for k, i in enumerate(sorted(range(len(row)), key=lambda i: (-row[i], i))):
+            turn[(r, i)] = k
+    candidates = sorted(
+        (-scores[r][i], turn[(r, i)], r, i) for r, row in enumerate(scores) for i in range(len(row))
+    )
+    headers = []
+    for run in runs:
+        first = run[0]
+        other = first.session_number if first.session_number != session_number else None
+        headers.append((mission_header(first.seq, first.at, other) + " " + _whose(first)).rstrip())
+    growing: dict[int, Growing] = {}
+    used = 0
+
+    def take(r: int, i: int) -> bool:
+        nonlocal used
+        if r not in growing:
+            growing[r] = Growing(texts[r], spans[r], "", quoted=True)
+        grow = growing[r]
+        # "- {header} " and the quotes around the excerpt, and its line's joiner.
+        frame = len(headers[r]) + 4
+        old = (grow._length(grow.body, grow.kept[-1]) + frame) if grow.kept else 0
+        cost = grow.length_with(i) + frame - old
+        if used + cost > budget:
+            if not grow.kept:
+                del growing[r]
+            return False
+        grow.add(i)
+        used += cost
+        return True
+
+    for negative, _, r, i in candidates:
+        if negative >= 0:
+            break
+        if (r in growing and i in growing[r].kept) or not take(r, i):
+            continue
+        piece = texts[r][spans[r][i].start : spans[r][i].end].strip()
+        if (len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))) and i + 1 < len(
+            spans[r]
+        ):
+            take(r, i + 1)
+    # In the order the excerpts ranked.
+    return [
+        (runs[r], headers[r], f"- {headers[r]} {_quote(growing[r].render())}")
+        for r in sorted(growing)
+    ]
+
+
 def _recall_section(
-    passages: list[RecalledPassage], *, budget: int, session_number: int
+    passages: list[RecalledPassage],
+    *,
+    budget: int,
+    session_number: int,
+    ranked: list[RecalledPassage] | None = None,
+    terms: list[str] | None = None,
 ) -> Section:
-    if not passages or budget <= 0:
+    """Recall: `passages` (the history that fits, the missions the instruction names or
+    the summary's matching items cite) as whole excerpts first; then the lines of the
+    `ranked` passages that matter most for the instruction's `terms`."""
+    ranked = ranked or []
+    if not (passages or ranked) or budget <= 0:
         return Section("recall", "", max(budget, 0))
     title = RECALL_TITLE
     lines, used = [title], len(title)
@@ -347,6 +537,15 @@ def _recall_section(
     ids: list[int] = []
     refs: list[str] = []
     trimmed = False
+
+    def shown(first: RecalledPassage) -> None:
+        other = first.session_number if first.session_number != session_number else None
+        if other is None and first.seq not in seqs:
+            seqs.append(first.seq)
+        if first.mission_id not in ids:
+            ids.append(first.mission_id)
+            refs.append(ref_label(other, first.seq))
+
     for run in _excerpts(passages):
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
@@ -367,11 +566,15 @@ def _recall_section(
         line = f"- {header} {quoted}"
         lines.append(line)
         used += 1 + len(line)
-        if other is None and first.seq not in seqs:
-            seqs.append(first.seq)
-        if first.mission_id not in ids:
-            ids.append(first.mission_id)
-            refs.append(ref_label(other, first.seq))
+        shown(first)
+    whole = {(p.mission_id, p.position) for p in passages}
+    ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
+    if ranked and terms:
+        for run, _, line in _ranked_lines(_excerpts(ranked), terms, budget - used, session_number):
+            lines.append(line)
+            used += 1 + len(line)
+            shown(run[0])
+            trimmed = True
     if len(lines) == 1:
         return Section("recall", "", budget)
     return Section(
@@ -490,8 +693,8 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     fixed += current.chars
 
     recent_budget = max(min(inputs.detail_budget, envelope - fixed - recall_floor), 0)
-    blocks, _ = _recent_blocks(inputs.recent, recent_budget)
-    recent = _recent_section(blocks, recent_budget, inputs.recent)
+    blocks, digests, kept = _recent_blocks(inputs.recent, recent_budget, inputs.terms)
+    recent = _recent_section(blocks, digests, kept, recent_budget, inputs.recent)
     fixed += recent.chars
 
     # When the session's whole history fits, its older missions come back in full (and the
@@ -508,7 +711,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         )
         for m in inputs.history
     ]
-    passages = history + inputs.pinned_passages + inputs.recalled
+    passages = history + inputs.pinned_passages
     budget = max(envelope - fixed, 0)
     if inputs.history_chars is not None:
         # Never dearer than the session's history (with a header per mission), beside
@@ -522,15 +725,25 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
             + memory.chars
             + current.chars
         )
-        other_sessions = any(p.session_number != inputs.session_number for p in passages)
+        other_sessions = any(
+            p.session_number != inputs.session_number for p in passages + inputs.recalled
+        )
         floor = recall_floor if other_sessions else 0
         budget = min(budget, max(limit - fixed, floor))
-    recall = _recall_section(passages, budget=budget, session_number=inputs.session_number)
+    recall = _recall_section(
+        passages,
+        budget=budget,
+        session_number=inputs.session_number,
+        ranked=inputs.recalled,
+        terms=inputs.terms,
+    )
 
     messages: list[dict[str, str]] = [{"role": "system", "content": system.text}]
     context_text = "\n\n".join(s.text for s in (summary_section, pending) if s.text)
     if context_text:
         messages.append({"role": "system", "content": context_text})
+    if digests:
+        messages.append({"role": "user", "content": "\n".join([DIGEST_TITLE, *digests])})
     for _, user_text, reply in blocks:
         messages.append({"role": "user", "content": user_text})
         messages.append({"role": "assistant", "content": reply})

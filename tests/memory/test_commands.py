@@ -100,11 +100,13 @@ def test_context_json_has_the_stable_keys(tmp_path: Path) -> None:
             "mission_refs",
             "memory_ids",
             "trimmed",
+            "kept",
             "text",
         }
         assert section["chars"] == len(section["text"])
     recent = next(s for s in report["sections"] if s["name"] == "recent")
     assert recent["mission_seqs"] == list(range(3, 11)) and recent["budget"] == 20_000
+    assert [(k["seq"], k["kept"]) for k in recent["kept"]] == [(n, "full") for n in range(3, 11)]
 
 
 def test_context_reads_many_instructions_in_one_process(tmp_path: Path) -> None:

@@ -99,9 +99,9 @@ def test_the_detail_budget_is_kept_per_channel_kind(kind: str, budget: int) -> N
     assert recent.budget == budget
     assert recent.chars <= budget
     assert recent.mission_seqs == list(range(1, 9))
-    # The newest keeps its full text; the oldest is trimmed with a marker naming it.
+    # The newest keeps its full text; the oldest is cut with a marker naming it.
     assert "r" * 3500 in recent.text.split("mission #8")[1]
-    assert "mission #1 reply:" in recent.text and "chars omitted" in recent.text
+    assert "[… mission #1: " in recent.text and "left out …]" in recent.text
 
 
 def test_a_channel_override_changes_the_budget() -> None:
@@ -121,7 +121,7 @@ def test_a_single_mission_longer_than_the_whole_budget_is_trimmed() -> None:
     )
     recent = next_context(channel=session.channel, instruction="next").section("recent")
     assert recent.chars <= 20_000
-    assert "mission #1" in recent.text and "chars omitted" in recent.text
+    assert "[… mission #1: " in recent.text and "left out …]" in recent.text
     assert recent.text.startswith("[mission #1")
 
 

@@ -1,0 +1,107 @@
+"""Recall carries evidence (context v3): the lines of the ranked passages that hold the
+instruction's rare terms, as many distinct hits as fit, each under its mission's header;
+a word most lines share weighs little. Rendering is pure: no database."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from context.loading import RecalledPassage
+from context.rendering import _recall_section
+from language.analysis import query_terms
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+CASES = {
+    "en": {
+        "filler": "Jun: the agenda room is still open, nothing booked yet ({n})",
+        "fact": "Priya: the swag lives in 4B now, key at reception.",
+        "question": "Which agenda room holds the swag?",
+        "ask": "Jun: so where did the swag end up?",
+        "answer": "Priya: 4B, key at reception.",
+    },
+    "ko": {
+        "filler": "준호: 안건 회의실은 아직 비어 있어요, 예약 없음 ({n})",
+        "fact": "서연: 기념품은 이제 4B호실에 있어요, 열쇠는 안내데스크에 있어요.",
+        "question": "안건 회의실에 기념품이 어디 있죠?",
+        "ask": "준호: 그래서 기념품은 어디로 갔어요?",
+        "answer": "서연: 4B호실이요.",
+    },
+}
+
+
+def _passage(seq: int, text: str) -> RecalledPassage:
+    return RecalledPassage(
+        id=seq,
+        mission_id=seq,
+        seq=seq,
+        session_number=1,
+        at=START + timedelta(days=seq),
+        position=0,
+        text=text,
+    )
+
+
+def _history(language: str, fact_in: int, fact: str) -> list[RecalledPassage]:
+    filler = CASES[language]["filler"]
+    passages = []
+    for seq in range(1, 13):
+        lines = [filler.format(n=seq * 10 + k) for k in range(6)]
+        if seq == fact_in:
+            lines.insert(3, fact)
+        passages.append(_passage(seq, "\n".join(lines)))
+    return passages
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_rare_word_outranks_words_every_line_shares(language: str) -> None:
+    case = CASES[language]
+    # The ranking put the fact's mission last: the lines decide, not the passage order.
+    passages = _history(language, 12, case["fact"])
+
+    recall = _recall_section(
+        [],
+        budget=700,
+        session_number=1,
+        ranked=passages,
+        terms=query_terms(case["question"]),
+    )
+
+    assert recall.chars <= 700
+    assert case["fact"] in recall.text.replace('\\"', '"')
+    assert 12 in recall.mission_seqs
+    # Several distinct missions' lines fit beside it, each under its own header.
+    assert len(recall.mission_seqs) >= 3
+    for seq in recall.mission_seqs:
+        assert f"[mission #{seq} ·" in recall.text
+    assert "left out" in recall.text
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_question_turn_brings_the_turn_that_answers_it(language: str) -> None:
+    case = CASES[language]
+    passages = _history(language, 5, case["ask"] + "\n" + case["answer"])
+
+    recall = _recall_section(
+        [],
+        budget=900,
+        session_number=1,
+        ranked=passages,
+        terms=query_terms(case["question"]),
+    )
+
+    text = recall.text.replace("\\n", "\n")
+    assert case["ask"] in text
+    assert case["answer"] in text
+    assert text.index(case["ask"]) < text.index(case["answer"])
+
+
+def test_recall_is_the_same_for_the_same_question() -> None:
+    case = CASES["en"]
+    passages = _history("en", 7, case["fact"])
+    terms = query_terms(case["question"])
+
+    first = _recall_section([], budget=800, session_number=1, ranked=passages, terms=terms)
+    again = _recall_section([], budget=800, session_number=1, ranked=passages, terms=terms)
+
+    assert first.text == again.text and first.text
