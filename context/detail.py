@@ -75,17 +75,20 @@ def detail_plan(missions: list[tuple[int, int]], budget: int, digest_cost: int) 
 DIGEST_LINE_COST = DETAIL_DIGEST_CHARS + 40
 
 
-def window_shares(missions: Sequence[Mission], budget: int) -> list[Share]:
+def window_shares(
+    missions: Sequence[Mission], budget: int, headers: dict[int, str] | None = None
+) -> list[Share]:
     """The shares of the window's missions under `budget` (each costs its header, its
-    text and the joiners between turns and missions)."""
+    text and the joiners between turns and missions). `headers`, by mission id, are the
+    headers as rendered (a brief the office wrote is labelled so), else the plain one."""
+
+    def header(m: Mission) -> int:
+        if headers is not None and m.pk in headers:
+            return len(headers[m.pk])
+        return len(mission_header(m.seq, m.created_at))
+
     return detail_plan(
-        [
-            (
-                m.seq,
-                len(mission_header(m.seq, m.created_at)) + len(m.instruction) + len(m.reply) + 4,
-            )
-            for m in missions
-        ],
+        [(m.seq, header(m) + len(m.instruction) + len(m.reply) + 4) for m in missions],
         budget,
         DIGEST_LINE_COST,
     )

@@ -324,7 +324,7 @@ def _recent_blocks(
     }
     by_seq = {m.seq: m for m in oldest_first}
     # The section joins reply to instruction with "\n" and missions with "\n\n".
-    plan = window_shares(oldest_first, budget)
+    plan = window_shares(oldest_first, budget, {pk: h[:-1] for pk, h in headers.items()})
     shown = [by_seq[p.seq] for p in plan if p.allowed]
     all_units = [m.instruction[u.start : u.end] for m in shown for u in units(m.instruction)] + [
         m.reply[u.start : u.end] for m in shown for u in units(m.reply)
