@@ -81,10 +81,14 @@ def test_a_changed_goal_with_a_value_from_nowhere_is_rejected(
         ("출시일을 4월 2일로 옮겨요.", "프로 요금제를 월 29,000원에 4월 2일 출시한다."),
     ],
 )
-def test_a_goal_may_take_a_new_value_from_the_mission_it_cites(newest: str, goal: str) -> None:
+@pytest.mark.parametrize("cites", [[9], []], ids=["citing", "citing-none"])
+def test_a_goal_may_take_a_new_value_from_the_mission_it_cites(
+    newest: str, goal: str, cites: list[int]
+) -> None:
+    """Citing no mission, a goal may take its values from the missions the fold takes in."""
     previous = SummaryState(goal="Launch the Pro plan at $29 (29,000원).", goal_missions=[1])
     missions = [_fold(9, newest)]
-    assert _verify(_state(goal, [9]), previous, missions).ok
+    assert _verify(_state(goal, cites), previous, missions).ok
     # Cited to a mission that does not say it, the same goal is rejected.
     assert not _verify(_state(goal, [1]), previous, missions).ok
 
