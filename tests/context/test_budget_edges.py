@@ -333,22 +333,29 @@ def test_an_instruction_at_its_cap_is_kept_whole_and_one_char_less_is_cut_with_a
 
 @EDGES
 @given(
-    text_of(1, 20_000),
-    st.lists(text_of(1, 1_000), min_size=0, max_size=20),
+    # Long instructions beside full sections: where the instruction's cap could reach
+    # into recall's floor.
+    text_of(12_000, 20_000),
+    st.lists(text_of(300, 1_000), min_size=3, max_size=20),
+    text_of(2_000, 6_000),
     st.sampled_from(["dm", "master"]),
+    st.sampled_from([500, 8_000, 20_000, 40_000]),
 )
-def test_recall_keeps_its_floor_whatever_the_instruction_and_memory(
-    instruction: str, memory: list[str], kind: str
+def test_recall_keeps_its_floor_whatever_the_instruction_and_the_caps(
+    instruction: str, memory: list[str], summary: str, kind: str, current_cap: int
 ) -> None:
-    """What the sections before recall take never leaves recall less than its floor."""
+    """What the sections before recall take never leaves recall less than its floor, even
+    when the instruction's own cap would allow more than the envelope has left."""
     inputs = _inputs(
         instruction=instruction,
+        summary_text=summary,
         envelope=int(settings.CONTEXT_BUDGET_CHARS[kind]),
         ranked_memory=[MemoryItem(pk=100 + n, kind="fact", text=t) for n, t in enumerate(memory)],
         recent=[_mission(50 + n, "예산 " * 300, "budget " * 600) for n in range(8)],
     )
-    context = render(inputs)
-    assert context.section("recall").budget >= settings.RECALL_BUDGET_CHARS  # type: ignore[operator]
+    context = render(inputs, CURRENT_BUDGET_CHARS=current_cap)
+    recall = context.section("recall")
+    assert recall.budget is not None and recall.budget >= settings.RECALL_BUDGET_CHARS
 
 
 # --- the detail window (the channel's detail cap) ---------------------------------------
@@ -396,12 +403,25 @@ def _passages(texts: list[str], session_number: int) -> list[RecalledPassage]:
 
 
 @EDGES
-@given(st.lists(text_of(200, 900), min_size=1, max_size=6), st.sampled_from([2, 3]))
+@given(
+    st.lists(text_of(200, 900), min_size=1, max_size=6),
+    st.sampled_from([2, 3]),
+    st.booleans(),
+)
 def test_recall_at_its_budget_keeps_every_excerpt_whole_and_one_char_less_cuts_the_last(
-    texts: list[str], session_number: int
+    texts: list[str], session_number: int, everything_else: bool
 ) -> None:
+    """With every other section filled too, a recall that takes its budget exactly brings
+    the prompt exactly to its envelope: what joins the sections is counted, no more."""
     passages = _passages(texts, session_number)
     inputs = _inputs(recalled=passages, envelope=ROOMY)
+    if everything_else:
+        inputs = replace(
+            inputs,
+            summary_text="Decided: launch on March 14. 예산은 3천만 원.",
+            pending=_pending([("예산 검토 " * 30, "Reviewed the budget.")]),
+            ranked_memory=[MemoryItem(pk=100, kind="fact", text="고객은 30대 직장인")],
+        )
     with caps(RECALL_BUDGET_CHARS=0):
         whole = render(inputs).section("recall")
         assert whole.mission_ids == [p.mission_id for p in passages]
@@ -412,9 +432,12 @@ def test_recall_at_its_budget_keeps_every_excerpt_whole_and_one_char_less_cuts_t
         assert whole.budget is not None
         envelope = ROOMY - (whole.budget - whole.chars)
 
-        exact = render(replace(inputs, envelope=envelope)).section("recall")
+        at_envelope = render(replace(inputs, envelope=envelope))
+        exact = at_envelope.section("recall")
         assert exact.budget == whole.chars
         assert exact.text == whole.text and not exact.trimmed
+        if everything_else:
+            assert at_envelope.total_chars == envelope
 
         short = render(replace(inputs, envelope=envelope - 1)).section("recall")
         _within(short, whole.chars - 1)
