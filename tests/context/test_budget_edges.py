@@ -203,7 +203,7 @@ def test_pending_keeps_its_cap_and_names_every_mission_at_any_cap(
 
 
 @EDGES
-@given(st.integers(min_value=300, max_value=6_000), st.sampled_from([None, 9_999]))
+@given(st.integers(min_value=300, max_value=20_000), st.sampled_from([None, 9_999]))
 def test_a_fold_is_due_before_a_pending_mission_would_shrink_to_the_range_line(
     cap: int, carried_from: int | None
 ) -> None:
@@ -335,11 +335,11 @@ def test_an_instruction_at_its_cap_is_kept_whole_and_one_char_less_is_cut_with_a
 @given(
     # Long instructions beside full sections: where the instruction's cap could reach
     # into recall's floor.
-    text_of(12_000, 20_000),
-    st.lists(text_of(300, 1_000), min_size=3, max_size=20),
-    text_of(2_000, 6_000),
-    st.sampled_from(["dm", "master"]),
-    st.sampled_from([500, 8_000, 20_000, 40_000]),
+    text_of(15_000, 20_000),
+    st.lists(text_of(500, 1_000), min_size=6, max_size=20),
+    text_of(4_000, 6_000),
+    st.sampled_from(["dm", "master", "all"]),
+    st.sampled_from([8_000, 20_000, 40_000]),
 )
 def test_recall_keeps_its_floor_whatever_the_instruction_and_the_caps(
     instruction: str, memory: list[str], summary: str, kind: str, current_cap: int
