@@ -551,7 +551,9 @@ def _recall_section(
         other = first.session_number if first.session_number != session_number else None
         header = mission_header(first.seq, first.at, other)
         text = "\n".join(p.text for p in run)
-        room = budget - used - 1 - len(header) - 4
+        # What the quoted excerpt may take: the line is "- {header} {quoted}", after a
+        # newline.
+        room = budget - used - 1 - len(header) - 3
         if room < RECALL_MIN_EXCERPT:
             trimmed = True
             break
@@ -560,7 +562,7 @@ def _recall_section(
             # Cut the original, not its quoting: escapes make the quoted text longer.
             cut = text
             while len(quoted) > room and cut:
-                cut = trim_middle(cut, len(cut) - (len(quoted) - room) - 1, label="excerpt")
+                cut = trim_middle(cut, len(cut) - (len(quoted) - room), label="excerpt")
                 quoted = _quote(cut)
             trimmed = True
         line = f"- {header} {quoted}"

@@ -1,0 +1,478 @@
+"""Every budget rule of the prompt at its edge (DESIGN.md §3): a section whose text is
+exactly as long as its cap is kept whole; with a cap one char shorter it is cut or an
+item left out, never over the cap, and the prompt stays within its envelope.
+
+The exact size is not computed here from the layout (titles, headers, separators): each
+case renders the prompt once with room to spare, takes the section's length as the cap,
+and renders again. So the tests hold whatever the wording of a section, and a rule that
+forgets a separator, or compares with < instead of <=, fails them."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.test import override_settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from context.lines import pending_capacity
+from context.loading import ContextInputs, PendingMission, RecalledPassage
+from context.rendering import AssembledContext, Section, render_context
+from context.window import fold_due
+from memory.models import MemoryItem
+from missions.models import Mission
+from office.models import Employee, Office
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+ROOMY = 10**6
+WORDS = [
+    "launch",
+    "budget",
+    "the",
+    "$29.99",
+    "March 14",
+    "예산은",
+    "담당자가",
+    "팀장",
+    "고객",
+    "출시일은",
+    '"quoted"',
+    "\n",
+]
+EDGES = hypothesis_settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def text_of(min_chars: int, max_chars: int) -> st.SearchStrategy[str]:
+    """Korean and English words (with a newline and quotes now and then), sized."""
+    return st.builds(
+        _sized,
+        st.lists(st.sampled_from(WORDS), min_size=1, max_size=12),
+        st.integers(min_value=min_chars, max_value=max_chars),
+    )
+
+
+def _sized(words: list[str], size: int) -> str:
+    unit = " ".join(words) + " 예산 end "
+    body = (unit * (size // len(unit) + 1))[:size].strip()
+    return body if len(body) >= size else (body + " " + "x" * size)[:size]
+
+
+def _mission(seq: int, instruction: str, reply: str) -> Mission:
+    return Mission(
+        pk=seq,
+        seq=seq,
+        instruction=instruction,
+        reply=reply,
+        created_at=START + timedelta(hours=seq),
+    )
+
+
+def _inputs(**changes: Any) -> ContextInputs:
+    """A prompt with every section empty but the current mission; `changes` fill some."""
+    base = ContextInputs(
+        office=Office(name="Acme"),
+        employee=Employee(pk=1, name="Mina", role="Lead", persona="Be brief."),
+        colleagues=[],
+        pinned=[],
+        session_number=3,
+        summary_text="",
+        summary_refs=[],
+        carried_from=None,
+        pending=[],
+        recent=[],
+        history=[],
+        detail_budget=int(settings.DETAIL_BUDGET_CHARS["dm"]),
+        envelope=int(settings.CONTEXT_BUDGET_CHARS["dm"]),
+        ranked_memory=[],
+        pinned_passages=[],
+        recalled=[],
+        instruction="What is next?",
+        seq=60,
+        at=START + timedelta(days=4),
+    )
+    return replace(base, **changes)
+
+
+@contextmanager
+def caps(**values: int) -> Iterator[None]:
+    with override_settings(**values):
+        yield
+
+
+def render(inputs: ContextInputs, **values: int) -> AssembledContext:
+    with caps(**values):
+        context = render_context(inputs)
+    assert context.total_chars <= context.envelope
+    for section in context.sections:
+        if section.budget is not None:
+            assert section.chars <= section.budget, (section.name, section.chars, section.budget)
+    return context
+
+
+def _within(section: Section, cap: int) -> None:
+    assert section.chars <= cap, (section.name, section.chars, cap)
+
+
+# --- long-term memory (MEMORY_BUDGET_CHARS) ---------------------------------------------
+
+
+@EDGES
+@given(st.lists(text_of(1, 600), min_size=1, max_size=6))
+def test_memory_at_its_cap_keeps_every_item_and_one_char_less_leaves_the_last_out(
+    texts: list[str],
+) -> None:
+    items = [MemoryItem(pk=100 + n, kind="fact", text=t) for n, t in enumerate(texts)]
+    inputs = _inputs(ranked_memory=items)
+    whole = render(inputs, MEMORY_BUDGET_CHARS=ROOMY).section("memory")
+    assert whole.memory_ids == [i.pk for i in items]
+    cap = whole.chars
+
+    exact = render(inputs, MEMORY_BUDGET_CHARS=cap).section("memory")
+    assert exact.text == whole.text and exact.memory_ids == whole.memory_ids
+
+    short = render(inputs, MEMORY_BUDGET_CHARS=cap - 1).section("memory")
+    _within(short, cap - 1)
+    assert short.memory_ids == whole.memory_ids[:-1]
+
+
+# --- pending fold (PENDING_BUDGET_CHARS) -------------------------------------------------
+
+
+def _pending(texts: list[tuple[str, str]]) -> list[PendingMission]:
+    # Each digest starts with its own token, so a test can tell which lines are listed.
+    return [
+        PendingMission(
+            id=seq,
+            seq=seq,
+            at=START + timedelta(hours=seq),
+            instruction=f"task{seq}: {instruction}",
+            reply=reply,
+        )
+        for seq, (instruction, reply) in enumerate(texts, start=1)
+    ]
+
+
+@EDGES
+@given(
+    # A digest line is then longer than the line naming the missions left out, as a
+    # mission's words are.
+    st.lists(st.tuples(text_of(100, 400), text_of(1, 400)), min_size=1, max_size=12),
+    st.sampled_from([None, 2, 9_999]),
+)
+def test_pending_lines_at_the_cap_are_all_listed_and_one_char_less_names_the_oldest_in_a_range(
+    texts: list[tuple[str, str]], carried_from: int | None
+) -> None:
+    pending = _pending(texts)
+    inputs = _inputs(pending=pending, carried_from=carried_from)
+    whole = render(inputs, PENDING_BUDGET_CHARS=ROOMY).section("pending")
+    assert all(f"task{m.seq}:" in whole.text for m in pending)
+    cap = whole.chars
+
+    exact = render(inputs, PENDING_BUDGET_CHARS=cap).section("pending")
+    assert exact.text == whole.text
+
+    short = render(inputs, PENDING_BUDGET_CHARS=cap - 1).section("pending")
+    _within(short, cap - 1)
+    assert "task1:" not in short.text
+    # Left out of the lines, never out of the prompt: still named, to be recalled.
+    assert short.mission_seqs == [m.seq for m in pending]
+    assert f"#{pending[0].seq}" in short.text
+
+
+@EDGES
+@given(
+    st.lists(st.tuples(text_of(1, 400), text_of(1, 400)), min_size=1, max_size=40),
+    st.integers(min_value=300, max_value=4_000),
+)
+def test_pending_keeps_its_cap_and_names_every_mission_at_any_cap(
+    texts: list[tuple[str, str]], cap: int
+) -> None:
+    pending = _pending(texts)
+    section = render(_inputs(pending=pending), PENDING_BUDGET_CHARS=cap).section("pending")
+    _within(section, cap)
+    assert section.mission_seqs == [m.seq for m in pending]
+    # The newest has its line whenever the cap has room for more than the range line.
+    listed = [m.seq for m in pending if f"task{m.seq}:" in section.text]
+    assert listed == [] or listed[-1] == pending[-1].seq
+
+
+@EDGES
+@given(st.integers(min_value=300, max_value=20_000), st.sampled_from([None, 9_999]))
+def test_a_fold_is_due_before_a_pending_mission_would_shrink_to_the_range_line(
+    cap: int, carried_from: int | None
+) -> None:
+    """The fold trigger's count (fold_due) and the section's rendering agree: as many
+    missions as may wait before a fold is due are each listed, even at the widest."""
+    with caps(PENDING_BUDGET_CHARS=cap, FOLD_BATCH=10**6):
+        due_at = next(n for n in range(1, 1_000) if fold_due(waiting=n))
+        assert due_at == pending_capacity(cap)
+    widest = [
+        PendingMission(
+            id=seq,
+            seq=seq,
+            at=START,
+            instruction=f"task{seq}: " + "예산" * 400,
+            reply="x" * 400,
+        )
+        for seq in range(9_999_999 - due_at + 1, 9_999_999 + 1)
+    ]
+    section = render(
+        _inputs(pending=widest, carried_from=carried_from), PENDING_BUDGET_CHARS=cap
+    ).section("pending")
+    listed = [m.seq for m in widest if f"task{m.seq}:" in section.text]
+    assert listed == [m.seq for m in widest] or (due_at == 1 and listed == [])
+
+
+# --- system: persona, colleagues, pinned rules (SYSTEM_BUDGET_CHARS) --------------------
+
+
+@EDGES
+@given(st.lists(text_of(200, 700), min_size=1, max_size=5))
+def test_pinned_rules_at_the_system_cap_are_all_kept_and_one_char_less_leaves_the_last_out(
+    texts: list[str],
+) -> None:
+    pinned = [MemoryItem(pk=10 + n, kind="rule", text=t) for n, t in enumerate(texts)]
+    inputs = _inputs(pinned=pinned)
+    whole = render(inputs, SYSTEM_BUDGET_CHARS=ROOMY).section("system")
+    assert whole.memory_ids == [p.pk for p in pinned]
+    cap = whole.chars
+
+    exact = render(inputs, SYSTEM_BUDGET_CHARS=cap).section("system")
+    assert exact.text == whole.text and not exact.trimmed
+
+    short = render(inputs, SYSTEM_BUDGET_CHARS=cap - 1).section("system")
+    _within(short, cap - 1)
+    assert short.memory_ids == whole.memory_ids[:-1] and short.trimmed
+
+
+@EDGES
+@given(text_of(400, 3_000))
+def test_a_persona_of_half_the_system_cap_is_kept_whole_and_one_char_more_is_cut(
+    persona: str,
+) -> None:
+    persona = persona.strip()
+    inputs = _inputs(employee=Employee(pk=1, name="Mina", role="Lead", persona=persona))
+    half = len(persona)
+
+    exact = render(inputs, SYSTEM_BUDGET_CHARS=2 * half + 1).section("system")
+    assert persona in exact.text and not exact.trimmed
+
+    short = render(inputs, SYSTEM_BUDGET_CHARS=2 * half - 1).section("system")
+    assert persona not in short.text and short.trimmed
+
+
+@EDGES
+@given(st.lists(text_of(30, 60), min_size=4, max_size=8))
+def test_colleagues_of_a_quarter_of_the_system_cap_are_listed_whole_and_one_char_more_are_cut(
+    roles: list[str],
+) -> None:
+    colleagues = [
+        Employee(pk=2 + n, name=f"Colleague{n}", role=" ".join(role.split()))
+        for n, role in enumerate(roles)
+    ]
+    inputs = _inputs(colleagues=colleagues)
+    whole = render(inputs, SYSTEM_BUDGET_CHARS=ROOMY).section("system")
+    [roster] = [line for line in whole.text.splitlines() if "Colleague0" in line]
+    last = f"{colleagues[-1].name} ({colleagues[-1].role})"
+    assert roster.endswith(last)
+
+    exact = render(inputs, SYSTEM_BUDGET_CHARS=4 * len(roster) + 3).section("system")
+    assert roster in exact.text.splitlines() and not exact.trimmed
+
+    short = render(inputs, SYSTEM_BUDGET_CHARS=4 * len(roster) - 1).section("system")
+    assert roster not in short.text and short.trimmed
+
+
+# --- the rolling summary (SUMMARY_BUDGET_CHARS) -----------------------------------------
+
+
+@EDGES
+@given(text_of(300, 5_000), st.sampled_from([None, 1, 12]))
+def test_a_summary_at_its_cap_is_kept_whole_and_one_char_less_is_cut_with_a_marker(
+    summary: str, carried_from: int | None
+) -> None:
+    inputs = _inputs(summary_text=summary, carried_from=carried_from)
+    whole = render(inputs, SUMMARY_BUDGET_CHARS=ROOMY).section("summary")
+    assert summary in whole.text
+    cap = whole.chars
+
+    exact = render(inputs, SUMMARY_BUDGET_CHARS=cap).section("summary")
+    assert exact.text == whole.text and not exact.trimmed
+
+    short = render(inputs, SUMMARY_BUDGET_CHARS=cap - 1).section("summary")
+    _within(short, cap - 1)
+    assert short.trimmed and summary not in short.text and "omitted" in short.text
+
+
+# --- the current mission (CURRENT_BUDGET_CHARS) -----------------------------------------
+
+
+@EDGES
+@given(text_of(400, 12_000))
+def test_an_instruction_at_its_cap_is_kept_whole_and_one_char_less_is_cut_with_a_marker(
+    instruction: str,
+) -> None:
+    inputs = _inputs(instruction=instruction, envelope=ROOMY)
+    whole = render(inputs, CURRENT_BUDGET_CHARS=ROOMY).section("current")
+    assert whole.text.endswith(instruction)
+    cap = whole.chars
+
+    exact = render(inputs, CURRENT_BUDGET_CHARS=cap).section("current")
+    assert exact.text == whole.text and not exact.trimmed
+
+    short = render(inputs, CURRENT_BUDGET_CHARS=cap - 1).section("current")
+    _within(short, cap - 1)
+    assert short.trimmed and instruction not in short.text and "omitted" in short.text
+
+
+@EDGES
+@given(
+    # Long instructions beside full sections: where the instruction's cap could reach
+    # into recall's floor.
+    text_of(15_000, 20_000),
+    st.lists(text_of(500, 1_000), min_size=6, max_size=20),
+    text_of(4_000, 6_000),
+    st.sampled_from(["dm", "master", "all"]),
+    st.sampled_from([8_000, 20_000, 40_000]),
+)
+def test_recall_keeps_its_floor_whatever_the_instruction_and_the_caps(
+    instruction: str, memory: list[str], summary: str, kind: str, current_cap: int
+) -> None:
+    """What the sections before recall take never leaves recall less than its floor, even
+    when the instruction's own cap would allow more than the envelope has left."""
+    inputs = _inputs(
+        instruction=instruction,
+        summary_text=summary,
+        envelope=int(settings.CONTEXT_BUDGET_CHARS[kind]),
+        ranked_memory=[MemoryItem(pk=100 + n, kind="fact", text=t) for n, t in enumerate(memory)],
+        recent=[_mission(50 + n, "예산 " * 300, "budget " * 600) for n in range(8)],
+    )
+    context = render(inputs, CURRENT_BUDGET_CHARS=current_cap)
+    recall = context.section("recall")
+    assert recall.budget is not None and recall.budget >= settings.RECALL_BUDGET_CHARS
+
+
+# --- the detail window (the channel's detail cap) ---------------------------------------
+
+
+@EDGES
+@given(st.lists(st.tuples(text_of(200, 3_000), text_of(1, 3_000)), min_size=1, max_size=8))
+def test_recent_missions_at_the_detail_cap_are_all_in_full_and_one_char_less_cuts_an_older_one(
+    texts: list[tuple[str, str]],
+) -> None:
+    recent = [_mission(50 + n, i, r) for n, (i, r) in enumerate(texts)]
+    inputs = _inputs(recent=recent, envelope=ROOMY)
+    whole = render(replace(inputs, detail_budget=ROOMY)).section("recent")
+    cap = whole.chars
+
+    exact = render(replace(inputs, detail_budget=cap)).section("recent")
+    assert exact.text == whole.text and not exact.trimmed
+    assert exact.mission_seqs == [m.seq for m in recent]
+
+    short = render(replace(inputs, detail_budget=cap - 1)).section("recent")
+    _within(short, cap - 1)
+    assert short.trimmed and short.text != whole.text
+    if len(recent) > 1:
+        # An older one gives way: the newest keeps its full text.
+        newest = recent[-1]
+        assert f"{newest.instruction}\n{newest.reply}" in short.text
+
+
+# --- recall (what the envelope leaves) --------------------------------------------------
+
+
+def _passages(texts: list[str], session_number: int) -> list[RecalledPassage]:
+    return [
+        RecalledPassage(
+            id=1_000 + n,
+            mission_id=n,
+            seq=n,
+            session_number=session_number,
+            at=START + timedelta(hours=n),
+            position=0,
+            text=text,
+        )
+        for n, text in enumerate(texts, start=1)
+    ]
+
+
+@EDGES
+@given(
+    st.lists(text_of(200, 900), min_size=1, max_size=6),
+    st.sampled_from([2, 3]),
+    st.booleans(),
+)
+def test_recall_at_its_budget_keeps_every_excerpt_whole_and_one_char_less_cuts_the_last(
+    texts: list[str], session_number: int, everything_else: bool
+) -> None:
+    """With every other section filled too, a recall that takes its budget exactly brings
+    the prompt exactly to its envelope: what joins the sections is counted, no more."""
+    passages = _passages(texts, session_number)
+    inputs = _inputs(recalled=passages, envelope=ROOMY)
+    if everything_else:
+        inputs = replace(
+            inputs,
+            summary_text="Decided: launch on March 14. 예산은 3천만 원.",
+            pending=_pending([("예산 검토 " * 30, "Reviewed the budget.")]),
+            ranked_memory=[MemoryItem(pk=100, kind="fact", text="고객은 30대 직장인")],
+        )
+    with caps(RECALL_BUDGET_CHARS=0):
+        whole = render(inputs).section("recall")
+        assert whole.mission_ids == [p.mission_id for p in passages]
+        assert not whole.trimmed and all(
+            p.text.replace("\n", "\\n").replace('"', '\\"') in whole.text for p in passages
+        )
+        # The envelope is what recall gets, after the sections before it.
+        assert whole.budget is not None
+        envelope = ROOMY - (whole.budget - whole.chars)
+
+        at_envelope = render(replace(inputs, envelope=envelope))
+        exact = at_envelope.section("recall")
+        assert exact.budget == whole.chars
+        assert exact.text == whole.text and not exact.trimmed
+        if everything_else:
+            assert at_envelope.total_chars == envelope
+
+        short = render(replace(inputs, envelope=envelope - 1)).section("recall")
+        _within(short, whole.chars - 1)
+        assert short.trimmed and short.text != whole.text
+        assert short.mission_ids[:-1] == whole.mission_ids[: len(short.mission_ids) - 1]
+
+
+# --- the whole prompt ---------------------------------------------------------------------
+
+
+@EDGES
+@given(
+    st.sampled_from(["dm", "project", "master", "all"]),
+    text_of(1, 20_000),
+    st.lists(text_of(1, 2_000), min_size=0, max_size=12),
+)
+def test_a_prompt_whose_recall_fills_what_is_left_is_exactly_at_its_envelope_at_most(
+    kind: str, instruction: str, passages: list[str]
+) -> None:
+    """Every section full at once: the prompt reaches its envelope and never passes it."""
+    pending = _pending([("예산 " * 200, "budget " * 100)] * 30)
+    inputs = _inputs(
+        envelope=int(settings.CONTEXT_BUDGET_CHARS[kind]),
+        detail_budget=int(settings.DETAIL_BUDGET_CHARS[kind]),
+        instruction=instruction,
+        summary_text="Decided: launch on March 14. " * 300,
+        pending=pending,
+        recent=[_mission(50 + n, "예산 " * 900, "budget " * 900) for n in range(8)],
+        pinned=[MemoryItem(pk=n, kind="rule", text="Answer in Korean. " * 50) for n in range(8)],
+        ranked_memory=[
+            MemoryItem(pk=100 + n, kind="fact", text="고객 30대 " * 60) for n in range(9)
+        ],
+        recalled=_passages([t or "x" for t in passages] + ["출시일은 3월 14일 " * 200] * 20, 2),
+    )
+    context = render(inputs)
+    assert context.total_chars <= context.envelope
+    # Nothing left unused that recall could have taken (a header and a short excerpt).
+    assert context.envelope - context.total_chars < 400
