@@ -14,6 +14,9 @@ from context.lines import mission_header
 from missions.models import Mission
 
 DETAIL_MIN_USEFUL = 600
+# The newest mission, alone in the window, keeps an excerpt down to this (its header and
+# a line) rather than become a digest.
+DETAIL_MIN_ALONE = 160
 # A digest line of the window: its header and this much of the mission.
 DETAIL_DIGEST_CHARS = 200
 DIGEST_TITLE = "## Older missions of the window, in brief (their passages can be recalled)"
@@ -58,7 +61,9 @@ def detail_plan(missions: list[tuple[int, int]], budget: int, digest_cost: int) 
         # Too small: cut below the useful minimum (a mission smaller than it, whole, is not).
         starved = any(min(f, level) < min(f, DETAIL_MIN_USEFUL) for _, f in older)
         starved = starved or newest < min(newest_full, DETAIL_MIN_USEFUL)
-        if not starved:
+        # The newest mission is never a digest while it has room for its header and a
+        # line: alone, it takes it all.
+        if not starved or (not older and newest >= DETAIL_MIN_ALONE):
             shares = {seq: min(full, level) for seq, full in older}
             shares[newest_seq] = newest
             break

@@ -301,6 +301,12 @@ def _mission_excerpt(
     head, tail = parts
     if head.endswith("\n"):
         head = head[:-1]
+    if len(head) + len(tail) < body_limit // 2 < len(text):
+        # A few long lines (one 20,000-char paragraph) cannot be chosen among: the start
+        # and the end of each side, cut in the middle, keep more of what was said.
+        share = body_limit * len(instruction) // max(len(instruction) + len(reply), 1)
+        head = trim_middle(instruction, share, label=f"{label} instruction")
+        tail = trim_middle(reply, body_limit - len(head), label=f"{label} reply")
     if len(head) + len(tail) > body_limit:
         # Never over the cap, whatever the units.
         share = body_limit * len(head) // max(len(head) + len(tail), 1)
@@ -447,12 +453,14 @@ def _persons(run: list[RecalledPassage], offset: int) -> bool:
 
 def _ranked_lines(
     runs: list[list[RecalledPassage]], terms: list[str], budget: int, session_number: int
-) -> list[tuple[list[RecalledPassage], str, str]]:
+) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
     is among the lines recalled), the best taken first (ties to the better-ranked
     excerpt, then the earlier line), with the line after one too short to stand alone (a
-    question, a one-word answer). Returns (run, header, excerpt text) in rank order."""
+    question, a one-word answer); then, while room is left, the other lines of the ranked
+    excerpts, one of each in turn. Returns (run, whether the excerpt is whole, its line)
+    in rank order."""
     texts = ["\n".join(p.text for p in run) for run in runs]
     spans = [units(t) for t in texts]
     weights = term_weights(
@@ -501,18 +509,29 @@ def _ranked_lines(
         return True
 
     for negative, _, r, i in candidates:
-        if negative >= 0:
-            break
         if (r in growing and i in growing[r].kept) or not take(r, i):
+            continue
+        if negative >= 0:
+            # What the hits leave goes to the rest of the ranked excerpts, one line of each
+            # in turn (DESIGN §3: the room the sections before recall leave is recall's).
             continue
         piece = texts[r][spans[r][i].start : spans[r][i].end].strip()
         if (len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))) and i + 1 < len(
             spans[r]
         ):
             take(r, i + 1)
-    # In the order the excerpts ranked.
+    # A line refused while the gap beside it still cost a marker may fit now that its
+    # neighbours are in (a marker can be longer than the line it stands for).
+    for _, _, r, i in candidates:
+        if not (r in growing and i in growing[r].kept):
+            take(r, i)
+    # In the order the excerpts ranked; the second item says whether the excerpt is whole.
     return [
-        (runs[r], headers[r], f"- {headers[r]} {_quote(growing[r].render())}")
+        (
+            runs[r],
+            len(growing[r].kept) == len(spans[r]),
+            f"- {headers[r]} {_quote(growing[r].render())}",
+        )
         for r in sorted(growing)
     ]
 
@@ -571,14 +590,17 @@ def _recall_section(
         shown(first)
     whole = {(p.mission_id, p.position) for p in passages}
     ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
-    if ranked and terms:
-        for run, _, line in _ranked_lines(_excerpts(ranked), terms, budget - used, session_number):
+    if ranked:
+        runs = _excerpts(ranked)
+        taken = _ranked_lines(runs, terms or [], budget - used, session_number)
+        for run, whole_excerpt, line in taken:
             lines.append(line)
             used += 1 + len(line)
             shown(run[0])
-            trimmed = True
+            trimmed = trimmed or not whole_excerpt
+        trimmed = trimmed or len(taken) < len(runs)
     if len(lines) == 1:
-        return Section("recall", "", budget)
+        return Section("recall", "", budget, trimmed=trimmed)
     return Section(
         "recall",
         "\n".join(lines),
