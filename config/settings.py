@@ -370,12 +370,16 @@ CELERY_BEAT_SCHEDULE = {
 # --- Auth, i18n, static -----------------------------------------------------------------
 # Off for private deployments: only an admin creates accounts.
 SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", default=True)
-# Throttles (office.auth). Failed log-ins — the form, the admin and HTTP Basic alike — per
-# account and per client address in a window; once over, attempts are refused before any
-# password is hashed. Sign-ups per address, new sessions per user. 0 turns one off.
+# Throttles (office.auth). Log-in attempts (a right password is given back) — the form,
+# the admin and HTTP Basic alike — per account and per client address in a sliding window,
+# counted before any password is hashed; once over, attempts are refused unhashed.
+# Sign-ups per address, new sessions per user. 0 turns one off.
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=0)
 LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 50, minimum=0)
 LOGIN_FAILURE_WINDOW = env_int("LOGIN_FAILURE_WINDOW", 900, minimum=1)
+# How long a browser that logged in stays a known device of that account: its attempts
+# there are counted apart, so others' guesses never lock its owner out.
+LOGIN_DEVICE_MAX_AGE = env_int("LOGIN_DEVICE_MAX_AGE", 90 * 24 * 3600, minimum=60)
 SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 5, minimum=0)
 SIGNUP_RATE_WINDOW = env_int("SIGNUP_RATE_WINDOW", 3600, minimum=1)
 SESSION_NEW_RATE_LIMIT = env_int("SESSION_NEW_RATE_LIMIT", 10, minimum=0)

@@ -149,3 +149,18 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.language or 'office default'}"
+
+
+class ThrottleHit(models.Model):
+    """One counted attempt (a log-in, a retry…) while the cache that normally counts them
+    is unreachable: the throttles' database fallback (office.attempts)."""
+
+    scope = models.CharField(max_length=40)
+    who = models.CharField(max_length=300)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["scope", "who", "at"], name="throttle_hit_lookup")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.who} {self.at:%Y-%m-%d %H:%M:%S}"

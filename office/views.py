@@ -18,7 +18,13 @@ from django.views.decorators.http import require_POST
 from config.celery import queue_task
 from missions.selectors import message_list_for_session, missions_in_progress
 from missions.timeline import message_data
-from office.auth import Throttled, client_address, login_retry_after, signup_allowed
+from office.auth import (
+    Throttled,
+    client_address,
+    login_retry_after,
+    remember_device,
+    signup_allowed,
+)
 from office.forms import EmployeeForm, LoginForm, ProjectForm, SignupForm
 from office.models import Channel, ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
@@ -311,6 +317,13 @@ class ThrottledLoginView(LoginView):
     """Django's log-in page; refused by the throttle, it answers 429 with Retry-After."""
 
     form_class = LoginForm
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        # Next time, this browser's attempts on this account are counted apart from
+        # everyone else's guesses.
+        remember_device(response, request=self.request, username=form.get_user().get_username())
+        return response
 
     def form_invalid(self, form: Any) -> HttpResponse:
         response = super().form_invalid(form)
