@@ -18,6 +18,7 @@ from memory.extraction import extract_at_once
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
+from missions.ratelimit import RateLimited, instruction_allowed
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
 from realtime.frames import ReplyDoneFrame, UsageData
@@ -210,9 +211,16 @@ def mission_fail(
     return posted
 
 
-def mission_retry(*, mission: Mission) -> bool:
+def mission_retry(*, mission: Mission, user_id: int | None = None) -> bool:
     """Run a failed mission again (the same mission: no duplicate). False if it was not
-    failed, e.g. a second click on Retry."""
+    failed, e.g. a second click on Retry. A person's retry (`user_id`) runs the model again,
+    so it counts against their instruction limit: RateLimited when over it."""
+    if mission.status != MissionStatus.FAILED:
+        return False
+    if user_id is not None:
+        verdict = instruction_allowed(user_id=user_id, retry=True)
+        if not verdict.allowed:
+            raise RateLimited(retry_after=verdict.retry_after, cost=1)
     with transaction.atomic():
         reset = Mission.objects.filter(pk=mission.pk, status=MissionStatus.FAILED).update(
             status=MissionStatus.QUEUED, error="", finished_at=None

@@ -25,6 +25,28 @@ from office.attempts import attempts_counted, attempts_recorded
 logger = logging.getLogger(__name__)
 
 
+class InstructionRejected(Exception):
+    """An instruction that cannot be accepted; `code` is stable, `message` is for a person."""
+
+    retry_after: int | None = None
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class RateLimited(InstructionRejected):
+    """Over the per-user limit: nothing was saved; `retry_after` is in seconds."""
+
+    def __init__(self, *, retry_after: int, cost: int) -> None:
+        message = f"Too many instructions; try again in {retry_after} s."
+        if cost > 1:
+            message += f" This one would start {cost} missions."
+        super().__init__("rate_limited", message)
+        self.retry_after = retry_after
+
+
 def _window() -> Window:
     return Window("instruction", settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW)
 

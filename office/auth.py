@@ -161,3 +161,22 @@ def session_new_allowed(*, user_id: int) -> None:
     verdict = throttle_hit(window, str(user_id))
     if not verdict.allowed:
         raise Throttled(throttled_message(verdict.retry_after), verdict.retry_after)
+
+
+def hire_allowed(*, user_id: int) -> None:
+    """Raises Throttled when the user has made their hires for the window (each hire is
+    a row, a channel and a persona in every prompt of it)."""
+    window = Window("hire", settings.HIRE_RATE_LIMIT, settings.HIRE_RATE_WINDOW)
+    verdict = throttle_hit(window, str(user_id))
+    if not verdict.allowed:
+        raise Throttled(throttled_message(verdict.retry_after), verdict.retry_after)
+
+
+def password_reset_allowed(*, address: str) -> None:
+    """Raises Throttled when this address has asked for its reset e-mails for the window."""
+    window = Window(
+        "password-reset", settings.PASSWORD_RESET_RATE_LIMIT, settings.PASSWORD_RESET_RATE_WINDOW
+    )
+    verdict = throttle_hit(window, address)
+    if not verdict.allowed:
+        raise Throttled(throttled_message(verdict.retry_after), verdict.retry_after)

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from language.storable import BAD_TEXT, text_problem
 from office.auth import login_retry_after, throttled_message
-from office.models import Employee
+from office.models import PERSONA_MAX_CHARS, Employee
 
 
 def storable_text(value: str) -> None:
@@ -45,6 +45,7 @@ class EmployeeForm(StorableText):
     )
     role = forms.CharField(max_length=120, label=_("Role"))
     persona = forms.CharField(
+        max_length=PERSONA_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 4}),
         label=_("Persona"),
         help_text=_("How this employee thinks and writes (the system prompt)."),
