@@ -37,8 +37,14 @@ SECRET_KEY = env_str("SECRET_KEY")
 if PRODUCTION:
     if DEBUG:
         raise EnvError("DEBUG must be off when OFFICE_ENV=production")
-    if len(SECRET_KEY) < 50:
-        raise EnvError("SECRET_KEY must be set to at least 50 random characters in production")
+    # Django's own measure of a weak key (check security.W009), made fatal: sessions,
+    # password-reset links and the known-device cookie are all signed with it.
+    weak = len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5
+    if weak or SECRET_KEY.startswith("django-insecure-"):
+        raise EnvError(
+            "SECRET_KEY must be at least 50 random characters (5 or more different ones) "
+            "in production"
+        )
 elif not SECRET_KEY:
     # The embedded default makes its own key on first run, kept beside its database (never
     # in the repository); production refuses to start without one (above).
@@ -49,6 +55,9 @@ ALLOWED_HOSTS = env_list(
 )
 if PRODUCTION and not ALLOWED_HOSTS:
     raise EnvError("ALLOWED_HOSTS must list the host names this server answers to in production")
+if PRODUCTION and "*" in ALLOWED_HOSTS:
+    # Any Host header would be believed: in links, in the origin check of the sockets.
+    raise EnvError("ALLOWED_HOSTS must name the hosts, not *, in production")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -85,6 +94,7 @@ MIDDLEWARE = [
     "office.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "office.middleware.IdOutOfRangeMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -262,13 +262,16 @@ def mission_heartbeat(*, runs: dict[int, str]) -> int:
 def mission_hand_back(*, runs: dict[int, str]) -> int:
     """This process is stopping: the missions its runs hold go back to the queue (as not
     yet attempted), for another process or the next start to answer. A run handed back
-    can no longer save anything (its token no longer holds the mission)."""
+    can no longer save anything (its token no longer holds the mission). The heartbeat
+    stays stamped on the queued mission: that marks it handed back, and the sweeper's
+    next round sends it again at once (missions.sweeper), instead of waiting as long as
+    for a queued mission that may still be on its way to a worker."""
     if not runs:
         return 0
     return _held_by(runs).update(
         status=MissionStatus.QUEUED,
         run_token="",
         started_at=None,
-        heartbeat_at=None,
+        heartbeat_at=timezone.now(),
         attempts=Greatest(F("attempts") - 1, 0),
     )
