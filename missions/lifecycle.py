@@ -259,6 +259,13 @@ def mission_heartbeat(*, runs: dict[int, str]) -> int:
     return _held_by(runs).update(heartbeat_at=timezone.now())
 
 
+def mission_runs_held(*, runs: dict[int, str]) -> set[int]:
+    """Of these runs (mission id → run token), the missions they still hold."""
+    if not runs:
+        return set()
+    return set(_held_by(runs).values_list("pk", flat=True))
+
+
 def mission_hand_back(*, runs: dict[int, str]) -> int:
     """This process is stopping: the missions its runs hold go back to the queue (as not
     yet attempted), for another process or the next start to answer. A run handed back
