@@ -56,5 +56,14 @@ def throttled(request: HttpRequest, exc: Throttled) -> HttpResponse:
     return response
 
 
+@api.exception_handler(OverflowError)
+def id_out_of_range(request: HttpRequest, exc: OverflowError) -> HttpResponse:
+    """An id beyond any row's (SQLite cannot even bind it): the same answer as an id that
+    names nothing, not a server error."""
+    return api.create_response(
+        request, {"code": "not_found", "message": "No such object."}, status=404
+    )
+
+
 api.add_router("/", "memory.api.router")
 api.add_router("/", "summaries.api.router")

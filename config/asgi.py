@@ -14,6 +14,7 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 from django.core.exceptions import SuspiciousFileOperation  # noqa: E402
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse  # noqa: E402
 
+from config.bodylimit import BodyLimit  # noqa: E402
 from config.celery import start_embedded_beat  # noqa: E402
 from config.cpu import pin_server_process  # noqa: E402
 from config.heap import freeze_startup_objects  # noqa: E402
@@ -41,7 +42,7 @@ http_app = StaticFiles(django_asgi_app) if settings.SERVE_STATIC else django_asg
 
 application = ProtocolTypeRouter(
     {
-        "http": http_app,
+        "http": BodyLimit(http_app, max_bytes=settings.MAX_REQUEST_BODY_BYTES),
         "websocket": AllowedHostsOriginValidator(
             SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
         ),

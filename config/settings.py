@@ -37,8 +37,14 @@ SECRET_KEY = env_str("SECRET_KEY")
 if PRODUCTION:
     if DEBUG:
         raise EnvError("DEBUG must be off when OFFICE_ENV=production")
-    if len(SECRET_KEY) < 50:
-        raise EnvError("SECRET_KEY must be set to at least 50 random characters in production")
+    # Django's own measure of a weak key (check security.W009), made fatal: sessions,
+    # password-reset links and the known-device cookie are all signed with it.
+    weak = len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5
+    if weak or SECRET_KEY.startswith("django-insecure-"):
+        raise EnvError(
+            "SECRET_KEY must be at least 50 random characters (5 or more different ones) "
+            "in production"
+        )
 elif not SECRET_KEY:
     # The embedded default makes its own key on first run, kept beside its database (never
     # in the repository); production refuses to start without one (above).
@@ -49,6 +55,9 @@ ALLOWED_HOSTS = env_list(
 )
 if PRODUCTION and not ALLOWED_HOSTS:
     raise EnvError("ALLOWED_HOSTS must list the host names this server answers to in production")
+if PRODUCTION and "*" in ALLOWED_HOSTS:
+    # Any Host header would be believed: in links, in the origin check of the sockets.
+    raise EnvError("ALLOWED_HOSTS must name the hosts, not *, in production")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -85,6 +94,7 @@ MIDDLEWARE = [
     "office.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "office.middleware.IdOutOfRangeMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -321,6 +331,13 @@ RECALL_BUDGET_CHARS = env_int("RECALL_BUDGET_CHARS", 3_000, minimum=200)
 SEARCH_KOREAN_ANALYSER = env_choice("SEARCH_KOREAN_ANALYSER", "kiwi", ("kiwi", "rules"))
 LONG_SESSION_MISSIONS = env_int("LONG_SESSION_MISSIONS", 20, minimum=1)
 MAX_INSTRUCTION_CHARS = env_int("MAX_INSTRUCTION_CHARS", 20_000, minimum=100)
+# Largest HTTP request body: refused with 413 at the ASGI edge before it is read (by its
+# Content-Length, or while a chunked body streams in), and Django's own cap on what it
+# parses. The largest legitimate body (an instruction of MAX_INSTRUCTION_CHARS, JSON-
+# escaped) is a small fraction of it.
+MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 1024 * 1024, minimum=64 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).
 MAX_FRAME_BYTES = env_int("MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
 # A running mission whose run gave no sign of life (its claim, then a heartbeat every
@@ -370,17 +387,35 @@ CELERY_BEAT_SCHEDULE = {
 # --- Auth, i18n, static -----------------------------------------------------------------
 # Off for private deployments: only an admin creates accounts.
 SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", default=True)
-# Throttles (office.auth). Failed log-ins — the form, the admin and HTTP Basic alike — per
-# account and per client address in a window; once over, attempts are refused before any
-# password is hashed. Sign-ups per address, new sessions per user. 0 turns one off.
+# Throttles (office.auth). Log-in attempts (a right password is given back) — the form,
+# the admin and HTTP Basic alike — per account and per client address in a sliding window,
+# counted before any password is hashed; once over, attempts are refused unhashed.
+# Sign-ups per address, new sessions per user. 0 turns one off.
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=0)
 LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 50, minimum=0)
 LOGIN_FAILURE_WINDOW = env_int("LOGIN_FAILURE_WINDOW", 900, minimum=1)
+# How long a browser that logged in stays a known device of that account: its attempts
+# there are counted apart, so others' guesses never lock its owner out.
+LOGIN_DEVICE_MAX_AGE = env_int("LOGIN_DEVICE_MAX_AGE", 90 * 24 * 3600, minimum=60)
 SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 5, minimum=0)
 SIGNUP_RATE_WINDOW = env_int("SIGNUP_RATE_WINDOW", 3600, minimum=1)
+HIRE_RATE_LIMIT = env_int("HIRE_RATE_LIMIT", 20, minimum=0)
+HIRE_RATE_WINDOW = env_int("HIRE_RATE_WINDOW", 3600, minimum=1)
 SESSION_NEW_RATE_LIMIT = env_int("SESSION_NEW_RATE_LIMIT", 10, minimum=0)
 SESSION_NEW_RATE_WINDOW = env_int("SESSION_NEW_RATE_WINDOW", 60, minimum=1)
 AUTHENTICATION_BACKENDS = ["office.auth.ThrottledModelBackend"]
+# Password-reset e-mails need a mail server: without EMAIL_HOST the reset pages are not
+# routed at all; with it, requests are limited per address.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+    DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "office@localhost")
+PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
+PASSWORD_RESET_RATE_LIMIT = env_int("PASSWORD_RESET_RATE_LIMIT", 5, minimum=0)
+PASSWORD_RESET_RATE_WINDOW = env_int("PASSWORD_RESET_RATE_WINDOW", 3600, minimum=1)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

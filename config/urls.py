@@ -1,10 +1,44 @@
+from django.conf import settings
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.contrib.auth import views as auth_views
+from django.urls import URLPattern, URLResolver, include, path, re_path
 from django.views.generic import RedirectView
 
 from config.api import api
 from config.health import healthz
-from office.views import ThrottledLoginView
+from office.views import ThrottledLoginView, ThrottledPasswordResetView
+
+# Django's account pages, less the password-reset ones unless mail can be sent (without a
+# mail server they only burn a hash per request and tell a stranger which e-mails exist).
+accounts: list[URLPattern | URLResolver] = [
+    path("login/", ThrottledLoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path(
+        "password_change/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+]
+if settings.PASSWORD_RESET_ENABLED:
+    accounts += [
+        path("password_reset/", ThrottledPasswordResetView.as_view(), name="password_reset"),
+        path(
+            "password_reset/done/",
+            auth_views.PasswordResetDoneView.as_view(),
+            name="password_reset_done",
+        ),
+        path(
+            "reset/<uidb64>/<token>/",
+            auth_views.PasswordResetConfirmView.as_view(),
+            name="password_reset_confirm",
+        ),
+        path(
+            "reset/done/",
+            auth_views.PasswordResetCompleteView.as_view(),
+            name="password_reset_complete",
+        ),
+    ]
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -15,7 +49,6 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("api/", api.urls),
-    path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(accounts)),
     path("", include("office.urls")),
 ]

@@ -775,6 +775,29 @@ _MATERIAL_REQUEST = re.compile(
     r"|(?:번역|요약|전달|교정|답장|회신)\s?(?:해|하여|해서|해줘|해 줘|해주세요|부탁)",
     re.I,
 )
+# Material introduced rather than asked about: "Here is what the vendor wrote -", "Fix the
+# typos in:", "Forwarded message", "업체가 보낸 내용", "아래 메일", "다음 글의 오타". All that
+# follows is someone else's text (or text to work on), whatever rules it states.
+_MATERIAL_INTRO = re.compile(
+    r"^(?:here(?:'s| is| are)\b.*\b(?:wrote|writes|said|says|sent|send|message|e-?mail|mail|"
+    r"text|note|reply|response|post|draft|letter|copy)\b"
+    r"|.*\b(?:wrote|writes|sent us|said)\s*[-–—:]*\s*$"
+    r"|(?:please\s+|can you\s+|could you\s+)?(?:fix|correct|check|proofread|edit|clean up)\b.*"
+    r"\b(?:typos?|grammar|spelling|wording|punctuation)\b"
+    r"|.*\b(?:forwarded message|original message|begin forwarded)\b"
+    r"|(?:the )?(?:vendor|customer|client|supplier|partner|they)\b.*\b(?:wrote|said|sent)\b)"
+    r"|(?:업체|고객|거래처|상대방|협력사|벤더|그쪽|상대)\S*\s?(?:가|이|에서)?\s?(?:보낸|보내온|쓴|작성한|전한)"
+    r"|(?:아래|다음|밑의|첨부)\s?(?:의\s?)?(?:메일|이메일|내용|글|메시지|문서|편지|답장)"
+    r"|(?:보낸|받은|전달된|전달받은)\s?(?:메일|이메일|내용|글|메시지)"
+    r"|오타|맞춤법|전달된 메시지|원본 메시지",
+    re.I,
+)
+# A pasted e-mail: its headers and all after them are the sender's words.
+_MAIL_HEADER = re.compile(
+    r"^[ \t]*(?:from|to|cc|bcc|subject|date|sent|reply-to|보낸\s?사람|받는\s?사람|참조|제목|"
+    r"날짜|보낸\s?날짜)[ \t]*:",
+    re.I | re.M,
+)
 _STANDING_MARKER = re.compile(r"\b(?:always|never)\b|항상|절대|반드시|무조건", re.I)
 _REFERS_BACK = re.compile(
     r"\b(?:above|previous|preceding)\b|위\s?(?:의|에|내용|글|메일)|앞의", re.I
@@ -786,15 +809,30 @@ def _request_part(sentence: str) -> str:
 
 
 def _asks_about_material(request: str) -> bool:
-    return bool(_MATERIAL_REQUEST.search(request.strip())) and not _STANDING_MARKER.search(request)
+    request = request.strip()
+    if _MATERIAL_INTRO.search(request):
+        return True
+    return bool(_MATERIAL_REQUEST.search(request)) and not _STANDING_MARKER.search(request)
+
+
+def _without_pasted_mail(text: str) -> str:
+    """The text before a pasted e-mail's headers (two header lines, or a From: line)."""
+    headers = list(_MAIL_HEADER.finditer(text))
+    starts_with_from = any(h.group().strip().lower().startswith(("from", "보낸")) for h in headers)
+    if len(headers) >= 2 or starts_with_from:
+        return text[: headers[0].start()]
+    return text
 
 
 def own_words(text: str) -> str:
     """What the person says in their own voice, for memory extraction: not the quoted,
-    fenced or block-quoted text, and not the material they ask to have translated,
-    summarised, forwarded or answered ("Translate this e-mail: Always send …" teaches
-    nothing). "Always translate e-mails into Korean" is their own rule, and stays."""
+    fenced or block-quoted text, not a pasted e-mail (from its headers on), not what they
+    introduce as someone else's ("Here is what the vendor wrote -", "업체가 보낸 내용") and
+    not the material they ask to have translated, summarised, forwarded, answered or
+    corrected ("Translate this e-mail: Always send …", "Fix the typos in: we decided …"
+    teach nothing). "Always translate e-mails into Korean" is their own rule, and stays."""
     text = _QUOTED_SPAN.sub("“…”", _BLOCK_QUOTE.sub("", _FENCED.sub(" ", text)))
+    text = _without_pasted_mail(text)
     sentences = split_sentences(text)
     kept: list[str] = []
     for index, sentence in enumerate(sentences):

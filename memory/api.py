@@ -8,11 +8,14 @@ from ninja.errors import HttpError
 from ninja.responses import Status
 
 from language.storable import BAD_TEXT, text_problem
-from memory.models import MemoryItem, MemoryOrigin
+from memory.models import MemoryItem, MemoryOrigin, MemoryProposal
 from memory.selectors import (
     memory_for_channel_panel,
     memory_get_for_user,
     memory_list_for_user,
+    proposal_get_for_user,
+    proposals_pending_for_channel_panel,
+    proposals_pending_for_user,
 )
 from memory.services import (
     MemoryRejected,
@@ -20,6 +23,8 @@ from memory.services import (
     memory_item_edit,
     memory_item_retire,
     memory_item_supersede,
+    memory_proposal_confirm,
+    memory_proposal_reject,
     memory_target,
 )
 from office.models import Channel, Employee, Office
@@ -65,6 +70,19 @@ class MemoryEdit(Schema):
 class SupersedeIn(Schema):
     text: str
     kind: str | None = None
+
+
+class ProposalOut(Schema):
+    id: int
+    office: int
+    kind: str
+    text: str
+    replaces: list[MemoryOut]
+    source_mission: int | None
+    state: str
+    result: int | None
+    created_at: datetime
+    decided_at: datetime | None
 
 
 class ErrorOut(Schema):
@@ -165,7 +183,7 @@ def memory_create(request: HttpRequest, body: MemoryIn) -> Status[dict[str, Any]
 
 
 @router.patch(
-    "memory/{item_id}", response={200: MemoryOut, 400: ErrorOut}, summary="Edit, pin or unpin"
+    "memory/{int:item_id}", response={200: MemoryOut, 400: ErrorOut}, summary="Edit, pin or unpin"
 )
 def memory_edit(request: HttpRequest, item_id: int, body: MemoryEdit) -> Status[dict[str, Any]]:
     item = _item(request, item_id)
@@ -178,13 +196,13 @@ def memory_edit(request: HttpRequest, item_id: int, body: MemoryEdit) -> Status[
     return Status(200, _out(item))
 
 
-@router.post("memory/{item_id}/retire", response=MemoryOut, summary="Stop using an item")
+@router.post("memory/{int:item_id}/retire", response=MemoryOut, summary="Stop using an item")
 def memory_retire(request: HttpRequest, item_id: int) -> dict[str, Any]:
     return _out(memory_item_retire(item=_item(request, item_id)))
 
 
 @router.post(
-    "memory/{item_id}/supersede",
+    "memory/{int:item_id}/supersede",
     response={201: MemoryOut, 400: ErrorOut},
     summary="Replace an item with a new one, keeping the old as history",
 )
@@ -215,3 +233,74 @@ def channel_memory(request: HttpRequest, channel_id: int) -> list[dict[str, Any]
     if channel is None:
         raise HttpError(404, "No such channel.")
     return [_out(i) for i in memory_for_channel_panel(channel=channel)[:200]]
+
+
+def _proposal_out(proposal: MemoryProposal) -> dict[str, Any]:
+    return {
+        "id": proposal.pk,
+        "office": proposal.office_id,
+        "kind": proposal.kind,
+        "text": proposal.text,
+        "replaces": [_out(item) for item in proposal.replaces.all()],
+        "source_mission": proposal.source_mission_id,
+        "state": proposal.state,
+        "result": proposal.result_id,
+        "created_at": proposal.created_at,
+        "decided_at": proposal.decided_at,
+    }
+
+
+def _proposal(request: HttpRequest, proposal_id: int) -> MemoryProposal:
+    proposal = proposal_get_for_user(user=_user(request), proposal_id=proposal_id)
+    if proposal is None:
+        raise HttpError(404, "No such proposal.")
+    return proposal
+
+
+@router.get(
+    "memory/proposals",
+    response=list[ProposalOut],
+    summary="Changes to what you set down that wait for your confirmation",
+)
+def memory_proposals(request: HttpRequest) -> list[dict[str, Any]]:
+    return [_proposal_out(p) for p in proposals_pending_for_user(user=_user(request))[:200]]
+
+
+@router.get(
+    "channels/{channel_id}/memory/proposals",
+    response=list[ProposalOut],
+    summary="Changes waiting for confirmation to the items of a channel's memory panel",
+)
+def channel_memory_proposals(request: HttpRequest, channel_id: int) -> list[dict[str, Any]]:
+    channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
+    if channel is None:
+        raise HttpError(404, "No such channel.")
+    return [_proposal_out(p) for p in proposals_pending_for_channel_panel(channel=channel)[:100]]
+
+
+@router.post(
+    "memory/proposals/{proposal_id}/confirm",
+    response={201: MemoryOut, 409: ErrorOut},
+    summary="Accept a proposed change: the new item replaces the old ones",
+)
+def memory_proposal_accept(request: HttpRequest, proposal_id: int) -> Status[dict[str, Any]]:
+    proposal = _proposal(request, proposal_id)
+    try:
+        item = memory_proposal_confirm(proposal=proposal, user=_user(request))
+    except MemoryRejected as exc:
+        return Status(409, {"code": "decided", "message": str(exc)})
+    return Status(201, _out(item))
+
+
+@router.post(
+    "memory/proposals/{proposal_id}/reject",
+    response={200: ProposalOut, 409: ErrorOut},
+    summary="Refuse a proposed change: nothing changes",
+)
+def memory_proposal_refuse(request: HttpRequest, proposal_id: int) -> Status[dict[str, Any]]:
+    proposal = _proposal(request, proposal_id)
+    try:
+        rejected = memory_proposal_reject(proposal=proposal, user=_user(request))
+    except MemoryRejected as exc:
+        return Status(409, {"code": "decided", "message": str(exc)})
+    return Status(200, _proposal_out(rejected))

@@ -20,7 +20,7 @@ from llm.base import STRICT_OUTPUT, ChatMessages, Provider, ProviderError
 from llm.gateway import get_provider
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import MemoryRejected, Target, memory_item_remember
-from missions.models import Mission, MissionStatus
+from missions.models import Mission, MissionSource, MissionStatus
 from office.models import ChannelKind
 
 
@@ -201,12 +201,24 @@ def extraction_target(mission: Mission) -> Target:
     return Target(office=channel.office, scope=MemoryScope.EMPLOYEE, employee=mission.assignee)
 
 
+# Missions whose instruction the office wrote, not the person: a chief of staff's brief to
+# a delegate, a task drawn from meeting notes, a plan's synthesis. What they say is the
+# office's reading of the person, never the person's own words (the person's instruction
+# that started them is extracted itself).
+GENERATED_SOURCES = (
+    MissionSource.DELEGATION,
+    MissionSource.MEETING_FOLLOWUP,
+    MissionSource.SYNTHESIS,
+)
+
+
 def memory_extract_from_mission(*, mission_id: int) -> list[tuple[int, str]]:
     """Propose durable items from a finished mission and remember them. Runs in a task,
     after the reply was saved; a failing model only loses the proposals."""
     mission = (
         Mission.objects.select_related("channel__office", "assignee")
         .filter(pk=mission_id, status="done")
+        .exclude(source__in=GENERATED_SOURCES)
         .first()
     )
     if mission is None or mission.instruction_is_generated:
@@ -272,6 +284,7 @@ def memory_extract_folded(*, mission_ids: list[int]) -> list[tuple[int, str]]:
         m
         for m in Mission.objects.select_related("channel__office", "assignee")
         .filter(pk__in=mission_ids, status=MissionStatus.DONE)
+        .exclude(source__in=GENERATED_SOURCES)
         .order_by("channel_id", "session_id", "seq")
         # Nothing of the person's own (the office's brief, or all quoted or handed over):
         # nothing to remember.

@@ -98,3 +98,48 @@ class MemoryItem(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.kind}] {self.text[:60]}"
+
+
+class ProposalState(models.TextChoices):
+    PENDING = "pending", "Waiting for the person"
+    CONFIRMED = "confirmed", "Confirmed"
+    REJECTED = "rejected", "Rejected"
+
+
+class MemoryProposal(models.Model):
+    """A change that extraction would make to what a person set down themselves (an item
+    they wrote, an admin wrote, or anyone pinned): it waits for the person to confirm it
+    in the memory panel, and until then nothing changes."""
+
+    office = models.ForeignKey(
+        "office.Office", on_delete=models.CASCADE, related_name="memory_proposals"
+    )
+    kind = models.CharField(max_length=12, choices=MemoryKind.choices)
+    text = models.TextField()
+    # The items it would retire; all of one target (scope, employee, channel).
+    replaces = models.ManyToManyField(MemoryItem, related_name="replacement_proposals")
+    source_mission = models.ForeignKey(
+        "missions.Mission",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="memory_proposals",
+    )
+    state = models.CharField(
+        max_length=10, choices=ProposalState.choices, default=ProposalState.PENDING
+    )
+    # The item a confirmation created.
+    result = models.ForeignKey(
+        MemoryItem, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        indexes = [models.Index(fields=["office", "state"], name="memory_proposal_pending")]
+
+    def __str__(self) -> str:
+        return f"[{self.state}] {self.text[:60]}"

@@ -3,7 +3,14 @@
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Q, QuerySet
 
-from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
+from memory.models import (
+    MemoryItem,
+    MemoryKind,
+    MemoryOrigin,
+    MemoryProposal,
+    MemoryScope,
+    ProposalState,
+)
 from office.models import Channel
 
 
@@ -78,3 +85,34 @@ def memory_for_channel_panel(*, channel: Channel) -> QuerySet[MemoryItem]:
         .select_related("employee", "channel")
         .order_by("-pinned", "-updated_at")
     )
+
+
+def proposals_pending_for_channel_panel(*, channel: Channel) -> QuerySet[MemoryProposal]:
+    """Changes waiting for the person to the items the channel's panel shows."""
+    shown = memory_in_scope(
+        office_id=channel.office_id, employee_id=channel.employee_id, channel_id=channel.pk
+    )
+    return (
+        MemoryProposal.objects.filter(
+            office_id=channel.office_id, state=ProposalState.PENDING, replaces__in=shown
+        )
+        .distinct()
+        .prefetch_related("replaces")
+        .order_by("-created_at", "-id")
+    )
+
+
+def proposals_pending_for_user(*, user: User | AnonymousUser) -> QuerySet[MemoryProposal]:
+    if not user.is_authenticated:
+        return MemoryProposal.objects.none()
+    return (
+        MemoryProposal.objects.filter(office__owner=user, state=ProposalState.PENDING)
+        .prefetch_related("replaces")
+        .order_by("-created_at", "-id")
+    )
+
+
+def proposal_get_for_user(*, user: User | AnonymousUser, proposal_id: int) -> MemoryProposal | None:
+    if not user.is_authenticated:
+        return None
+    return MemoryProposal.objects.filter(pk=proposal_id, office__owner=user).first()

@@ -12,7 +12,14 @@ from django.utils import timezone
 
 from language.analysis import normalised
 from language.statements import normalize, supersedes
-from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
+from memory.models import (
+    MemoryItem,
+    MemoryKind,
+    MemoryOrigin,
+    MemoryProposal,
+    MemoryScope,
+    ProposalState,
+)
 from missions.models import Mission
 from office.models import Channel, Employee, Office
 
@@ -183,8 +190,10 @@ def memory_item_remember(
     created_by: User | None = None,
 ) -> tuple[MemoryItem, str]:
     """Store a candidate the way memory should grow: a duplicate is merged into the item
-    it repeats, a contradiction supersedes the items it replaces. Returns the item and
-    what happened: "created", "merged" or "superseded"."""
+    it repeats, a contradiction supersedes the items it replaces, unless extraction would
+    replace what a person set down (their own or an admin's item, or a pinned one): then
+    a proposal waits for them. Returns the item and what happened: "created", "merged",
+    "superseded" or "proposed" (the item it would replace, unchanged)."""
     text = memory_text_clean(text, kind)
     key = normalize(text)
     candidates = list(_same_target(target).select_for_update())
@@ -194,6 +203,11 @@ def memory_item_remember(
             item.save(update_fields=["updated_at"])
             return item, "merged"
     replaced = [item for item in candidates if _replaces(new=text, old=item)]
+    if replaced and origin == MemoryOrigin.EXTRACTED and any(map(_set_by_a_person, replaced)):
+        # What a person set down is changed only by that person: the change waits for
+        # them in the memory panel (memory_proposal_confirm), and nothing changes now.
+        _propose(replaced=replaced, kind=kind, text=text, source_mission=source_mission)
+        return replaced[0], "proposed"
     if replaced:
         new = memory_item_supersede(
             old=replaced[0],
@@ -217,6 +231,79 @@ def memory_item_remember(
         source_mission=source_mission,
         created_by=created_by,
     ), "created"
+
+
+def _set_by_a_person(item: MemoryItem) -> bool:
+    return item.pinned or item.origin in (MemoryOrigin.USER, MemoryOrigin.ADMIN)
+
+
+def _propose(
+    *, replaced: list[MemoryItem], kind: str, text: str, source_mission: Mission | None
+) -> MemoryProposal:
+    pending = MemoryProposal.objects.filter(
+        office=replaced[0].office, state=ProposalState.PENDING, replaces__in=replaced
+    )
+    for proposal in pending.distinct():
+        if normalize(proposal.text) == normalize(text):
+            return proposal  # proposed already: once is enough
+    proposal = MemoryProposal.objects.create(
+        office=replaced[0].office, kind=kind, text=text, source_mission=source_mission
+    )
+    proposal.replaces.set(replaced)
+    return proposal
+
+
+@transaction.atomic
+def memory_proposal_confirm(*, proposal: MemoryProposal, user: User | None) -> MemoryItem:
+    """The person agrees: the proposed item replaces the items it named (those still
+    active; if none is, it is simply remembered)."""
+    locked = MemoryProposal.objects.select_for_update().get(pk=proposal.pk)
+    if locked.state != ProposalState.PENDING:
+        raise MemoryRejected("this change was already decided")
+    replaced = list(locked.replaces.filter(active=True).select_for_update().order_by("pk"))
+    if replaced:
+        new = memory_item_supersede(
+            old=replaced[0],
+            text=locked.text,
+            kind=locked.kind,
+            origin=MemoryOrigin.USER,  # the person confirmed it: theirs now
+            source_mission=locked.source_mission,
+            created_by=user,
+        )
+        for other in replaced[1:]:
+            other.active = False
+            other.superseded_by = new
+            other.save(update_fields=["active", "superseded_by", "updated_at"])
+    else:
+        first = locked.replaces.order_by("pk").first()
+        assert first is not None
+        target = Target(
+            office=first.office, scope=first.scope, employee=first.employee, channel=first.channel
+        )
+        new = memory_item_create(
+            target=target,
+            kind=locked.kind,
+            text=locked.text,
+            origin=MemoryOrigin.USER,  # the person confirmed it: theirs now
+            source_mission=locked.source_mission,
+            created_by=user,
+        )
+    locked.state, locked.result = ProposalState.CONFIRMED, new
+    locked.decided_at, locked.decided_by = timezone.now(), user
+    locked.save(update_fields=["state", "result", "decided_at", "decided_by"])
+    return new
+
+
+@transaction.atomic
+def memory_proposal_reject(*, proposal: MemoryProposal, user: User | None) -> MemoryProposal:
+    """The person says no: nothing changes, and the proposal is kept as a record."""
+    rejected = MemoryProposal.objects.filter(pk=proposal.pk, state=ProposalState.PENDING).update(
+        state=ProposalState.REJECTED, decided_at=timezone.now(), decided_by=user
+    )
+    if not rejected:
+        raise MemoryRejected("this change was already decided")
+    proposal.refresh_from_db()
+    return proposal
 
 
 def memory_mark_used(*, item_ids: list[int]) -> None:

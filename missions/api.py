@@ -252,14 +252,21 @@ def mission(request: HttpRequest, mission_id: int) -> dict[str, Any]:
 
 @router.post(
     "missions/{mission_id}/retry",
-    response={202: RetryOut},
-    summary="Run a failed mission again (the same mission)",
+    response={202: RetryOut, 429: RateLimitedOut},
+    summary="Run a failed mission again (the same mission); counts as an instruction",
 )
-def retry(request: HttpRequest, mission_id: int) -> Status[dict[str, Any]]:
-    found = mission_get_for_user(user=_user(request), mission_id=mission_id)
+def retry(request: HttpRequest, mission_id: int, response: HttpResponse) -> Status[dict[str, Any]]:
+    user = _user(request)
+    found = mission_get_for_user(user=user, mission_id=mission_id)
     if found is None:
         raise HttpError(404, "No such mission.")
-    retried = mission_retry(mission=found)
+    try:
+        retried = mission_retry(mission=found, user_id=user.pk)
+    except RateLimited as exc:
+        response["Retry-After"] = str(exc.retry_after)
+        return Status(
+            429, {"code": exc.code, "message": exc.message, "retry_after": exc.retry_after}
+        )
     return Status(202, {"retried": retried, "mission": _mission_out(found)})
 
 

@@ -6,6 +6,11 @@ model for minutes (before its first token, or between tokens) never looks abando
 the sweeper, while a mission whose worker died stops being stamped and is re-queued
 MISSION_STUCK_AFTER seconds later.
 
+The beat also tells each reply whether it still holds its mission. A process that was
+frozen (SIGSTOP, a paused VM) past MISSION_STUCK_AFTER comes back to find its missions
+answered by another worker: until a beat confirms the hold again, a reply sends no
+`reply.delta` (`hold_confirmed`), so no stale text follows another run's `reply.done`.
+
 When the process stops (SIGTERM to the embedded server: the interpreter exits and would
 wait for every reply thread to finish its stream), the missions it holds are handed back
 to the queue at once and the reply loops stop reading: a restart answers them again."""
@@ -19,7 +24,7 @@ from contextlib import contextmanager
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from missions.lifecycle import mission_hand_back, mission_heartbeat
+from missions.lifecycle import mission_hand_back, mission_heartbeat, mission_runs_held
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +33,33 @@ _runs: dict[int, str] = {}
 _thread: threading.Thread | None = None
 _wake = threading.Event()
 _stopping = threading.Event()
+# When each run's hold was last confirmed (time.monotonic()), and the runs found to have
+# lost their mission (another run holds it, or it was finished or handed back).
+_confirmed: dict[int, float] = {}
+_lost: set[int] = set()
+# Set by a reply that needs its hold confirmed now rather than at the next interval.
+_urgent = threading.Event()
+
+
+def hold_confirmed(mission_id: int) -> bool | None:
+    """Whether this process's run still holds the mission: True if a beat (or the claim)
+    confirmed it within the last interval, False if a beat found it lost, None if that
+    is not known now (this process was not running: frozen, or starved); a beat is then
+    asked for at once."""
+    with _lock:
+        if mission_id in _lost:
+            return False
+        confirmed = _confirmed.get(mission_id)
+    if confirmed is not None and time.monotonic() - confirmed <= _fresh_for():
+        return True
+    _urgent.set()
+    _wake.set()
+    return None
+
+
+def _fresh_for() -> float:
+    # A beat comes every interval; a little slack for the beat's own query.
+    return float(settings.MISSION_HEARTBEAT_INTERVAL) + 2.0
 
 
 def stopping() -> bool:
@@ -54,8 +86,9 @@ def _beat_forever() -> None:
         # Short naps, so a changed interval takes effect within a second.
         _wake.wait(min(settings.MISSION_HEARTBEAT_INTERVAL, 1.0))
         _wake.clear()
-        if time.monotonic() - last < settings.MISSION_HEARTBEAT_INTERVAL:
+        if not _urgent.is_set() and time.monotonic() - last < settings.MISSION_HEARTBEAT_INTERVAL:
             continue
+        _urgent.clear()
         last = time.monotonic()
         with _lock:
             runs = dict(_runs)
@@ -65,6 +98,16 @@ def _beat_forever() -> None:
         try:
             close_old_connections()
             mission_heartbeat(runs=runs)
+            held = mission_runs_held(runs=runs)
+            now = time.monotonic()
+            with _lock:
+                for mission_id, token in runs.items():
+                    if _runs.get(mission_id) != token:
+                        continue  # that run ended meanwhile
+                    if mission_id in held:
+                        _confirmed[mission_id] = now
+                    else:
+                        _lost.add(mission_id)
         except Exception:
             # A database blip: the next beat tries again, well before MISSION_STUCK_AFTER.
             failed = True
@@ -80,6 +123,8 @@ def beating(mission_id: int, run_token: str) -> Iterator[None]:
     global _thread
     with _lock:
         _runs[mission_id] = run_token
+        _confirmed[mission_id] = time.monotonic()  # the claim just took it
+        _lost.discard(mission_id)
         if _thread is None or not _thread.is_alive():
             _thread = threading.Thread(target=_beat_forever, name="mission-heartbeat", daemon=True)
             _thread.start()
@@ -92,3 +137,5 @@ def beating(mission_id: int, run_token: str) -> Iterator[None]:
         with _lock:
             if _runs.get(mission_id) == run_token:
                 del _runs[mission_id]
+                _confirmed.pop(mission_id, None)
+                _lost.discard(mission_id)

@@ -16,6 +16,8 @@ from missions.delegation import Delegation, plan_start
 from missions.dispatch import Route, route_instruction
 from missions.lifecycle import mission_complete
 from missions.models import Message, MessageKind, Mission, MissionSource
+from missions.ratelimit import InstructionRejected as InstructionRejected
+from missions.ratelimit import RateLimited as RateLimited
 from missions.ratelimit import instruction_allowed
 from missions.texts import office_text
 from missions.timeline import message_post
@@ -25,28 +27,6 @@ from sessions.services import session_count_current, session_get_or_open_current
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]*")
 RETIRED = "employee_retired"
-
-
-class InstructionRejected(Exception):
-    """An instruction that cannot be accepted; `code` is stable, `message` is for a person."""
-
-    retry_after: int | None = None
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-class RateLimited(InstructionRejected):
-    """Over the per-user limit: nothing was saved; `retry_after` is in seconds."""
-
-    def __init__(self, *, retry_after: int, cost: int) -> None:
-        message = f"Too many instructions; try again in {retry_after} s."
-        if cost > 1:
-            message += f" This one would start {cost} missions."
-        super().__init__("rate_limited", message)
-        self.retry_after = retry_after
 
 
 @dataclass

@@ -18,6 +18,7 @@ from memory.extraction import extract_at_once
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
+from missions.ratelimit import RateLimited, instruction_allowed
 from missions.texts import office_text
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
@@ -211,9 +212,16 @@ def mission_fail(
     return posted
 
 
-def mission_retry(*, mission: Mission) -> bool:
+def mission_retry(*, mission: Mission, user_id: int | None = None) -> bool:
     """Run a failed mission again (the same mission: no duplicate). False if it was not
-    failed, e.g. a second click on Retry."""
+    failed, e.g. a second click on Retry. A person's retry (`user_id`) runs the model again,
+    so it counts against their instruction limit: RateLimited when over it."""
+    if mission.status != MissionStatus.FAILED:
+        return False
+    if user_id is not None:
+        verdict = instruction_allowed(user_id=user_id, retry=True)
+        if not verdict.allowed:
+            raise RateLimited(retry_after=verdict.retry_after, cost=1)
     with transaction.atomic():
         reset = Mission.objects.filter(pk=mission.pk, status=MissionStatus.FAILED).update(
             status=MissionStatus.QUEUED, error="", finished_at=None
@@ -252,16 +260,26 @@ def mission_heartbeat(*, runs: dict[int, str]) -> int:
     return _held_by(runs).update(heartbeat_at=timezone.now())
 
 
+def mission_runs_held(*, runs: dict[int, str]) -> set[int]:
+    """Of these runs (mission id → run token), the missions they still hold."""
+    if not runs:
+        return set()
+    return set(_held_by(runs).values_list("pk", flat=True))
+
+
 def mission_hand_back(*, runs: dict[int, str]) -> int:
     """This process is stopping: the missions its runs hold go back to the queue (as not
     yet attempted), for another process or the next start to answer. A run handed back
-    can no longer save anything (its token no longer holds the mission)."""
+    can no longer save anything (its token no longer holds the mission). The heartbeat
+    stays stamped on the queued mission: that marks it handed back, and the sweeper's
+    next round sends it again at once (missions.sweeper), instead of waiting as long as
+    for a queued mission that may still be on its way to a worker."""
     if not runs:
         return 0
     return _held_by(runs).update(
         status=MissionStatus.QUEUED,
         run_token="",
         started_at=None,
-        heartbeat_at=None,
+        heartbeat_at=timezone.now(),
         attempts=Greatest(F("attempts") - 1, 0),
     )

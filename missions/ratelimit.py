@@ -1,54 +1,76 @@
 """Per-user limits on the missions instructions create, shared by the WebSocket and the
-JSON API (through `missions.intake.instruction_accept`).
+JSON API (through `missions.intake.instruction_accept`), and on retries of failed ones.
 
-A fixed window per user in the cache (Redis in production, so every web process counts
-together; process memory in the embedded default). An instruction costs one per mission
-it creates: itself, each delegation, each meeting follow-up (a plan's synthesis is not
-charged: it is the office summing up work already counted). Exactly `limit` missions are
-accepted per window; an instruction that would pass it is refused with the seconds until
-the window ends, and its cost is given back, since it created nothing.
+A sliding window per user in the cache (Redis in production, so every web process counts
+together; process memory in the embedded default; config.throttle). An instruction costs
+one per mission it creates: itself, each delegation, each meeting follow-up (a plan's
+synthesis is not charged: it is the office summing up work already counted); a retry
+costs one, as it runs the model again. Exactly `limit` are accepted in any window; one
+that would pass it is refused with the seconds until it fits, and its cost is given
+back, since it created nothing.
 
 If the cache cannot be reached (Redis down), the missions of the user's offices created in
-the window are counted in the database instead: an outage of Redis never refuses, or
-loses, an instruction, and the limit still holds."""
+the window, and the retries recorded in the database meanwhile, are counted instead: an
+outage of Redis never refuses, or loses, an instruction, and the limit still holds."""
 
 import logging
 from datetime import UTC, datetime
 
 from django.conf import settings
 
-from config import throttle
-from config.throttle import Verdict, Window, charge
+from config.throttle import Verdict, Window, throttle_hit
 from missions.models import Mission, MissionSource
+from office.attempts import attempts_counted, attempts_recorded
 
 logger = logging.getLogger(__name__)
 
 
-def instruction_allowed(*, user_id: int, cost: int = 1) -> Verdict:
-    """Whether `user_id` may create `cost` more missions now; if so, they are counted."""
-    window = Window(
-        "instruction", settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW
-    )
-    if window.limit <= 0:
-        return Verdict(True)
-    now = throttle.clock()
-    try:
-        used = charge(
-            key=window.key(str(user_id), now=now),
-            cost=cost,
-            limit=window.limit,
-            timeout=window.seconds + 5,
+class InstructionRejected(Exception):
+    """An instruction that cannot be accepted; `code` is stable, `message` is for a person."""
+
+    retry_after: int | None = None
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class RateLimited(InstructionRejected):
+    """Over the per-user limit: nothing was saved; `retry_after` is in seconds."""
+
+    def __init__(self, *, retry_after: int, cost: int) -> None:
+        message = f"Too many instructions; try again in {retry_after} s."
+        if cost > 1:
+            message += f" This one would start {cost} missions."
+        super().__init__("rate_limited", message)
+        self.retry_after = retry_after
+
+
+def _window() -> Window:
+    return Window("instruction", settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW)
+
+
+def _retries(seconds: int) -> Window:
+    # Recorded only while the cache is down; the instruction window's limit applies.
+    return Window("instruction-retry", 10**9, seconds)
+
+
+def instruction_allowed(*, user_id: int, cost: int = 1, retry: bool = False) -> Verdict:
+    """Whether `user_id` may create `cost` more missions now (or retry one, `retry`); if
+    so, they are counted."""
+
+    def in_database(window: Window, who: str, cost: int, now: float) -> int:
+        used = (
+            _created_since(user_id=user_id, start=window.start(now))
+            + attempts_counted(_retries(window.seconds), who, now)
+            + cost
         )
-    except Exception as exc:
-        logger.warning(
-            "rate-limit cache unreachable (%s); counting user %s's missions in the database",
-            exc,
-            user_id,
-        )
-        used = _created_since(user_id=user_id, start=window.start(now)) + cost
-    if used <= window.limit:
-        return Verdict(True)
-    return Verdict(False, retry_after=window.retry_after(now))
+        if retry and used <= window.limit:
+            attempts_recorded(_retries(window.seconds), who, cost, now)
+        return used
+
+    return throttle_hit(_window(), str(user_id), cost=cost, fallback=in_database)
 
 
 def _created_since(*, user_id: int, start: float) -> int:

@@ -24,7 +24,7 @@ from missions.delegation import (
     plan_charge,
     plan_start,
 )
-from missions.heartbeat import beating, stopping
+from missions.heartbeat import beating, hold_confirmed, stopping
 from missions.lifecycle import mission_complete, mission_fail
 from missions.models import Mission, MissionSource, MissionStatus
 from missions.plans import plan_send, synthesis_footer
@@ -139,7 +139,12 @@ def _answer(*, mission_id: int, run_token: str) -> None:
                     return  # handed back to the queue: a restart answers it
                 pieces.append(piece)
                 batch.append(piece)
-                if time.monotonic() - last_sent >= DELTA_INTERVAL:
+                if time.monotonic() - last_sent < DELTA_INTERVAL:
+                    continue
+                held = hold_confirmed(mission.pk)
+                if held is False:
+                    return  # another run answers it (this process was frozen)
+                if held:
                     send_frame(
                         mission.channel_id,
                         ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
@@ -149,7 +154,8 @@ def _answer(*, mission_id: int, run_token: str) -> None:
             # Whatever the model wrote, the parts not done are named, with where to retry.
             batch.append("\n\n" + footer)
             pieces.append("\n\n" + footer)
-        if batch:
+        # Unconfirmed, the last piece is left to reply.done (which carries the whole text).
+        if batch and hold_confirmed(mission.pk):
             send_frame(
                 mission.channel_id,
                 ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),

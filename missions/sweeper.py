@@ -38,13 +38,19 @@ def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
                 mission_queue_run(mission)
                 counts["requeued"] += 1
     waiting = Mission.objects.filter(
-        Q(started_at__isnull=True) | Q(started_at__lt=queued_limit),
+        (Q(started_at__isnull=True) | Q(started_at__lt=queued_limit))
+        & Q(created_at__lt=queued_limit)
+        # Handed back by a process that stopped (mission_hand_back): no worker has it.
+        | Q(heartbeat_at__isnull=False, started_at__isnull=True),
         status=MissionStatus.QUEUED,
-        created_at__lt=queued_limit,
     )
     for mission in waiting:
         # The claim in mission_run makes a second delivery harmless.
         with transaction.atomic():
+            # Sent once as handed back; if this send is lost too, the usual wait applies.
+            Mission.objects.filter(pk=mission.pk, status=MissionStatus.QUEUED).update(
+                heartbeat_at=None
+            )
             mission_queue_run(mission)
         counts["resent"] += 1
     counts["plans_summed"] = plan_sweep_overdue(now=now)

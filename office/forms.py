@@ -1,3 +1,4 @@
+import unicodedata
 from typing import Any
 
 from django import forms
@@ -8,9 +9,10 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from language.names import name_skeleton
 from language.storable import BAD_TEXT, text_problem
 from office.auth import login_retry_after, throttled_message
-from office.models import Employee
+from office.models import PERSONA_MAX_CHARS, Employee
 
 
 def storable_text(value: str) -> None:
@@ -47,6 +49,7 @@ class EmployeeForm(StorableText):
     )
     role = forms.CharField(max_length=120, label=_("Role"))
     persona = forms.CharField(
+        max_length=PERSONA_MAX_CHARS,
         widget=forms.Textarea(attrs={"rows": 4}),
         label=_("Persona"),
         help_text=_("How this employee thinks and writes (the system prompt)."),
@@ -60,11 +63,14 @@ class EmployeeForm(StorableText):
         self.employee_id = employee_id
 
     def clean_name(self) -> str:
-        name: str = self.cleaned_data["name"]
-        taken = Employee.objects.filter(office_id=self.office_id, name__iexact=name)
+        # Stored as a reader will see it (fullwidth letters become plain ones).
+        name: str = unicodedata.normalize("NFKC", self.cleaned_data["name"])
+        others = Employee.objects.filter(office_id=self.office_id)
         if self.employee_id:
-            taken = taken.exclude(pk=self.employee_id)
-        if taken.exists():
+            others = others.exclude(pk=self.employee_id)
+        skeleton = name_skeleton(name)
+        # Every name of the office, retired ones too: their channels and @mentions stay.
+        if any(name_skeleton(n) == skeleton for n in others.values_list("name", flat=True)):
             raise forms.ValidationError(_("Someone in this office already has that name."))
         return name
 

@@ -3,6 +3,10 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+# A persona is a system prompt: a few paragraphs. The cap keeps one hire from filling the
+# database or every prompt of that employee's channels.
+PERSONA_MAX_CHARS = 8000
+
 
 def default_language() -> str:
     return str(settings.LANGUAGE_CODE)
@@ -34,7 +38,9 @@ class Employee(models.Model):
     office = models.ForeignKey(Office, on_delete=models.CASCADE, related_name="employees")
     name = models.CharField(max_length=80)
     role = models.CharField(max_length=120)
-    persona = models.TextField(help_text="The employee's system prompt.")
+    persona = models.TextField(
+        max_length=PERSONA_MAX_CHARS, help_text="The employee's system prompt."
+    )
     model = models.CharField(
         max_length=120, blank=True, help_text="Model name; blank uses the server default."
     )
@@ -149,3 +155,18 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.language or 'office default'}"
+
+
+class ThrottleHit(models.Model):
+    """One counted attempt (a log-in, a retry…) while the cache that normally counts them
+    is unreachable: the throttles' database fallback (office.attempts)."""
+
+    scope = models.CharField(max_length=40)
+    who = models.CharField(max_length=300)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["scope", "who", "at"], name="throttle_hit_lookup")]
+
+    def __str__(self) -> str:
+        return f"{self.scope} {self.who} {self.at:%Y-%m-%d %H:%M:%S}"

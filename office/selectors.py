@@ -4,13 +4,14 @@ import functools
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import SESSION_KEY
+from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.contrib.sessions.models import Session
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
 
 from config.prepared import prepared
 from office.models import Channel, Employee, Office, Profile
@@ -27,31 +28,77 @@ def login_user_id(*, session: SessionBase) -> str | None:
     """The user a login session (Django's, not a chat session) belongs to as it is stored
     now: None once it was deleted (logged out), expired or rotated away. With the
     database session engine, one compiled query; other engines load as Django does."""
+    stored = _stored_login(session=session)
+    return None if stored is None else stored[0]
+
+
+def login_holds(*, session: SessionBase, user_id: int) -> bool:
+    """Whether the login still holds for `user_id` as Django's own request check would
+    see it: the stored session names the user, the user is active, and the session was
+    made with the password the user has now (its auth hash; Django's log-in and
+    password-change views keep it current). Two compiled queries."""
+    stored = _stored_login(session=session)
+    if stored is None or stored[0] != str(user_id) or not stored[1]:
+        return False
+    password = _ACTIVE_PASSWORD.first(user_id=user_id)
+    if password is None:
+        return False
+    return _hash_matches(password, stored[1])
+
+
+_ACTIVE_PASSWORD = prepared(
+    lambda *, user_id: User.objects.filter(pk=user_id, is_active=True).values_list(
+        "password", flat=True
+    )[:1]
+)
+
+
+# Django's own salt for the session auth hash (AbstractBaseUser.get_session_auth_hash).
+_AUTH_HASH_SALT = "django.contrib.auth.models.AbstractBaseUser.get_session_auth_hash"
+
+
+def _hash_matches(password: str, session_hash: str) -> bool:
+    # Sessions made before a key rotation hold while the old key is a fallback.
+    return any(
+        constant_time_compare(
+            session_hash,
+            salted_hmac(_AUTH_HASH_SALT, password, secret=key, algorithm="sha256").hexdigest(),
+        )
+        for key in (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS)
+    )
+
+
+def _stored_login(*, session: SessionBase) -> tuple[str, str | None] | None:
     key = session.session_key
     if not key:
         return None
     if isinstance(session, DatabaseSessionStore) and session.get_model_class() is Session:
         data = _LIVE_SESSION.first(key=key, now=timezone.now())
-        return None if data is None else _stored_user_id(session, data)
-    return _auth_user_id(session.__class__(session_key=key).load())
+        return None if data is None else _stored_user(session, data)
+    return _auth_user(session.__class__(session_key=key).load())
 
 
 # Decoded login sessions by what decodes them: checking a signature costs more than the
 # read (a socket checks its login on every instruction) and the same stored text always
 # decodes to the same user. A rotated or rewritten session is new text.
 @functools.lru_cache(maxsize=4096)
-def _decoded_user_id(store: type[SessionBase], secret_key: str, data: str) -> str | None:
-    return _auth_user_id(store().decode(data))
+def _decoded_user(
+    store: type[SessionBase], secret_key: str, data: str
+) -> tuple[str, str | None] | None:
+    return _auth_user(store().decode(data))
 
 
-def _auth_user_id(session_data: dict[str, Any]) -> str | None:
+def _auth_user(session_data: dict[str, Any]) -> tuple[str, str | None] | None:
     user_id = session_data.get(SESSION_KEY)
-    return None if user_id is None else str(user_id)
+    if user_id is None:
+        return None
+    auth_hash = session_data.get(HASH_SESSION_KEY)
+    return str(user_id), None if auth_hash is None else str(auth_hash)
 
 
-def _stored_user_id(session: SessionBase, data: str) -> str | None:
+def _stored_user(session: SessionBase, data: str) -> tuple[str, str | None] | None:
     # `__class__`, not type(): the socket's session is a lazy proxy of the store.
-    return _decoded_user_id(session.__class__, settings.SECRET_KEY, data)
+    return _decoded_user(session.__class__, settings.SECRET_KEY, data)
 
 
 def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:

@@ -67,6 +67,9 @@ def chat_strings() -> dict[str, object]:
             "Retire this memory item? Employees stop using it; it stays in the admin's history."
         ),
         "retire_memory": _("Retire it"),
+        "proposed_change": _("Proposed from a conversation, to replace: {old}"),
+        "confirm_change": _("Replace"),
+        "reject_change": _("Keep mine"),
         # The prompt's sections by their names in the context report.
         "sections": {
             "system": pgettext("context section", "system"),

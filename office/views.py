@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, PasswordResetView
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
@@ -18,7 +18,15 @@ from django.views.decorators.http import require_POST
 from config.celery import queue_task
 from missions.selectors import message_list_for_session, missions_in_progress, office_cost
 from missions.timeline import message_data
-from office.auth import Throttled, client_address, login_retry_after, signup_allowed
+from office.auth import (
+    Throttled,
+    client_address,
+    hire_allowed,
+    login_retry_after,
+    password_reset_allowed,
+    remember_device,
+    signup_allowed,
+)
 from office.forms import EmployeeForm, LoginForm, ProjectForm, SignupForm
 from office.models import Channel, ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
@@ -105,6 +113,13 @@ def employee_hire_view(request: HttpRequest) -> HttpResponse:
     office = _office(request)
     form = EmployeeForm(request.POST, office_id=office.pk)
     if form.is_valid():
+        try:
+            hire_allowed(user_id=office.owner_id)
+        except Throttled as exc:
+            form.add_error(None, exc.message)
+            response = _render_home(request, office, hire_form=form, status=429)
+            response["Retry-After"] = str(exc.retry_after)
+            return response
         employee_hire(office=office, **form.cleaned_data)
         messages.success(
             request, _("%(name)s joined the office.") % {"name": form.cleaned_data["name"]}
@@ -330,6 +345,13 @@ class ThrottledLoginView(LoginView):
 
     form_class = LoginForm
 
+    def form_valid(self, form: Any) -> HttpResponse:
+        response = super().form_valid(form)
+        # Next time, this browser's attempts on this account are counted apart from
+        # everyone else's guesses.
+        remember_device(response, request=self.request, username=form.get_user().get_username())
+        return response
+
     def form_invalid(self, form: Any) -> HttpResponse:
         response = super().form_invalid(form)
         retry_after = login_retry_after(self.request)
@@ -337,3 +359,17 @@ class ThrottledLoginView(LoginView):
             response.status_code = 429
             response["Retry-After"] = str(retry_after)
         return response
+
+
+class ThrottledPasswordResetView(PasswordResetView):
+    """Django's reset-request page (routed only when mail is configured), limited per
+    address: each request sends an e-mail to whoever the address names."""
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            password_reset_allowed(address=client_address(request))
+        except Throttled as exc:
+            response = HttpResponse(exc.message, status=429, content_type="text/plain")
+            response["Retry-After"] = str(exc.retry_after)
+            return response
+        return super().post(request, *args, **kwargs)

@@ -27,7 +27,7 @@ from office.models import Channel
 from office.selectors import (
     channel_get_for_user,
     channel_reader_language,
-    login_user_id,
+    login_holds,
     user_language,
 )
 from realtime import events
@@ -66,13 +66,15 @@ ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
 
 
 def _login_alive(scope: dict[str, Any]) -> bool:
-    """Whether the person's login (Django's session, not a chat session) still holds."""
+    """Whether the person's login (Django's session, not a chat session) still holds: the
+    backstop behind the close that a log-out, a new password or a deactivation sends to
+    the person's sockets (it may be lost, or the socket outside its groups)."""
     session = scope.get("session")
     if session is None:
         return False
-    # One read of the stored session: a deleted (logged out) or expired one holds nobody,
-    # a rotated one nobody or someone else.
-    return login_user_id(session=session) == str(scope["user"].pk)
+    # A deleted (logged out) or expired session holds nobody, a rotated one nobody or
+    # someone else; one made with an old password, or for a deactivated user, nobody.
+    return login_holds(session=session, user_id=scope["user"].pk)
 
 
 def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) -> Accepted | None:
@@ -159,6 +161,8 @@ class ChannelConsumer(AsyncWebsocketConsumer):
     language: str = settings.LANGUAGE_CODE
     # Whether the channel's events reach this socket: not while the layer is unreachable.
     in_group = False
+    # Set when the person's login ended: nothing is delivered or taken from then on.
+    login_ended = False
     _layer_receive: Callable[[], Awaitable[dict[str, Any]]]
 
     # Channels' AsyncConsumer.__call__ sets `channel_receive` to the layer's receive and
@@ -197,12 +201,19 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             # The long-session notice can appear before the person types anything.
             await database_sync_to_async(_check_on_entry)(self.channel.pk)
 
+    def _groups(self) -> tuple[str, ...]:
+        assert self.channel is not None
+        # The person's own group carries the close when their login ends.
+        return (
+            events.group_name(self.channel.pk),
+            events.user_group_name(self.scope["user"].pk),
+        )
+
     async def _join(self) -> bool:
         assert self.channel is not None
         try:
-            await self.channel_layer.group_add(
-                events.group_name(self.channel.pk), self.channel_name
-            )
+            for group in self._groups():
+                await self.channel_layer.group_add(group, self.channel_name)
         except Exception as exc:
             logger.warning("socket of channel %s is outside its group: %s", self.channel.pk, exc)
             return False
@@ -234,9 +245,8 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             return
         for wait in (*LEAVE_RETRY_WAITS, None):
             try:
-                await self.channel_layer.group_discard(
-                    events.group_name(self.channel.pk), self.channel_name
-                )
+                for group in self._groups():
+                    await self.channel_layer.group_discard(group, self.channel_name)
                 return
             except Exception as exc:
                 if wait is None:
@@ -262,7 +272,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         await self.send_json(frame_json(frame))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.channel is None:
+        if self.channel is None or self.login_ended:
             return
         parsed = _parse(text_data)
         if isinstance(parsed, InstructionFrame):
@@ -270,7 +280,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             await self.on_instruction(parsed)
             return
         if not await database_sync_to_async(_login_alive)(self.scope):
-            await self.close(code=CLOSE_LOGGED_OUT)
+            await self._end_login()
             return
         if isinstance(parsed, ErrorFrame):
             await self.send_json(frame_json(parsed))
@@ -291,7 +301,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             )
             return
         if accepted is None:
-            await self.close(code=CLOSE_LOGGED_OUT)
+            await self._end_login()
             return
         if not self.in_group:
             # The layer is down, so no event reaches this socket: show the sender what
@@ -316,9 +326,20 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         except Throttled as exc:
             await self.send_error("rate_limited", exc.message, retry_after=exc.retry_after)
 
+    async def _end_login(self) -> None:
+        self.login_ended = True
+        await self.close(code=CLOSE_LOGGED_OUT)
+
+    async def login_closed(self, event: dict[str, Any]) -> None:
+        """The person logged out, changed their password or was deactivated."""
+        if not self.login_ended:
+            await self._end_login()
+
     async def office_event(self, event: dict[str, Any]) -> None:
         """Events broadcast to the channel's group are forwarded as they are: the sender
         serialized the frame once for every socket."""
+        if self.login_ended:
+            return
         text = event.get("text")
         if text is None:
             # The envelope of a sender from before frames were sent as text (a worker of

@@ -34,6 +34,15 @@ def group_name(channel_id: int) -> str:
     return f"channel.{channel_id}"
 
 
+def user_group_name(user_id: int) -> str:
+    """Every socket of one person, whichever channel it shows."""
+    return f"user.{user_id}"
+
+
+# The event that closes a person's sockets: their login no longer holds.
+LOGIN_CLOSED = "login.closed"
+
+
 _sender: tuple[int, asyncio.AbstractEventLoop] | None = None
 _sender_lock = threading.Lock()
 
@@ -65,7 +74,19 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     # Serialized here, once: every socket of the group forwards the same text.
     kind = getattr(frame, "type", "")
     envelope = {"type": "office.event", "kind": kind, "text": frame_text(frame)}
-    group = group_name(channel_id)
+    _group_send(group_name(channel_id), envelope)
+
+
+def send_login_ended(user_id: int) -> None:
+    """Close every open socket of the person now (log-out, a new password, deactivation)."""
+    _group_send(user_group_name(user_id), {"type": LOGIN_CLOSED, "kind": LOGIN_CLOSED})
+
+
+def _group_send(group: str, envelope: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    kind = envelope.get("kind", "")
     try:
         loop = _server_loop
         if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
@@ -100,7 +121,7 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     except Exception:
         # A lost event is recovered by the client's resync; a failed send must not fail
         # the mission that produced it.
-        logger.warning("could not send %s to channel %s", kind, channel_id, exc_info=True)
+        logger.warning("could not send %s to %s", kind, group, exc_info=True)
 
 
 def _send_logged(

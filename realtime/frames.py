@@ -34,10 +34,15 @@ class InstructionFrame(_ClientFrame):
         return value
 
 
+# The largest id a database row can have (a 64-bit signed integer): a larger number names
+# no row, and SQLite cannot even bind it.
+DB_ID_MAX = 2**63 - 1
+
+
 class SessionNewFrame(_ClientFrame):
     type: Literal["session.new"]
     # The session the person was looking at: a double click starts one session, not two.
-    session_id: int | None = None
+    session_id: int | None = Field(default=None, ge=1, le=DB_ID_MAX)
 
 
 class PingFrame(_ClientFrame):

@@ -56,6 +56,8 @@ def _doors_unthrottled(settings: Any) -> None:
     settings.LOGIN_FAILURE_ADDRESS_LIMIT = 0
     settings.SIGNUP_RATE_LIMIT = 0
     settings.SESSION_NEW_RATE_LIMIT = 0
+    settings.HIRE_RATE_LIMIT = 0
+    settings.PASSWORD_RESET_RATE_LIMIT = 0
 
 
 @pytest.fixture(autouse=True)

@@ -602,12 +602,33 @@
     const list = document.getElementById("memory-list");
     list.textContent = "";
     try {
-      const items = await api("GET", "/api/channels/" + boot.channel + "/memory");
+      const [items, proposals] = await Promise.all([
+        api("GET", "/api/channels/" + boot.channel + "/memory"),
+        api("GET", "/api/channels/" + boot.channel + "/memory/proposals"),
+      ]);
+      proposals.forEach((proposal) => list.appendChild(proposalRow(proposal)));
       if (!items.length) list.appendChild(el("li", "muted", t("nothing_remembered")));
       items.forEach((item) => list.appendChild(memoryRow(item)));
     } catch (error) {
       list.appendChild(el("li", "muted", t("memory_failed", { error: error.message })));
     }
+  }
+
+  // A change a conversation would make to what the person set down: theirs to decide.
+  function proposalRow(proposal) {
+    const li = el("li", "memory-item proposed");
+    li.dataset.proposal = proposal.id;
+    const old = proposal.replaces.map((item) => item.text).join(" · ");
+    li.appendChild(el("span", "kind", t("proposed_change", { old: old })));
+    li.appendChild(el("span", "text", proposal.text));
+    const accept = el("button", "small", t("confirm_change"));
+    accept.type = "button";
+    accept.addEventListener("click", () => api("POST", "/api/memory/proposals/" + proposal.id + "/confirm").then(loadMemory, (e) => status(e.message)));
+    const keep = el("button", "small", t("reject_change"));
+    keep.type = "button";
+    keep.addEventListener("click", () => api("POST", "/api/memory/proposals/" + proposal.id + "/reject").then(loadMemory, (e) => status(e.message)));
+    li.append(accept, keep);
+    return li;
   }
 
   function memoryRow(item) {

@@ -165,11 +165,13 @@ def test_a_reversal_supersedes_the_item_it_replaces_across_fact_and_decision(
 def test_one_statement_retires_every_item_it_replaces() -> None:
     office = make_office()
     target = memory_target(office=office, scope="office")
+    # Both extracted: a person's own items would wait for their confirmation instead
+    # (tests/reliability/test_pasted_text.py).
     fact, _ = memory_item_remember(
-        target=target, kind="fact", text="The brand color is coral", origin="user"
+        target=target, kind="fact", text="The brand color is coral", origin="extracted"
     )
     decision, _ = memory_item_remember(
-        target=target, kind="decision", text="We decided coral for the brand", origin="user"
+        target=target, kind="decision", text="We decided coral for the brand", origin="extracted"
     )
     newer, outcome = memory_item_remember(
         target=target,

@@ -10,6 +10,6 @@ def _reterm(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memory", "0006_korean_analyser")]
+    dependencies = [("memory", "0007_memory_proposal")]
 
     operations = [migrations.RunPython(_reterm, migrations.RunPython.noop)]

@@ -1,0 +1,81 @@
+"""A cap on HTTP request bodies at the ASGI edge, before Django reads them.
+
+Django's ASGI handler spools a whole body to memory and disk before any view runs, and
+DATA_UPLOAD_MAX_MEMORY_SIZE is checked only afterwards: a 1 GB POST to the log-in page was
+read in full. Here a declared Content-Length over the cap is answered 413 without reading
+a byte, and a body without one (chunked) is counted as it arrives and cut off at the cap.
+A body within the cap is handed on as it came."""
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+# Django's handler and Channels' routers type their arguments each their own way.
+App = Callable[..., Awaitable[None]]
+
+TOO_LARGE = b"Request body too large."
+
+
+class BodyLimit:
+    def __init__(self, app: App, *, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await _refuse(send)
+            return
+        # Read the body here, counting, then replay it: nothing past the cap is kept.
+        messages: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away: Django sees it too
+            size += len(message.get("body", b""))
+            if size > self.max_bytes:
+                await _refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+        pending = iter(messages)
+
+        async def replay() -> Message:
+            for message in pending:
+                return message
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+async def _refuse(send: Send) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(TOO_LARGE)).encode()),
+                (b"connection", b"close"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": TOO_LARGE})
