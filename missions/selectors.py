@@ -60,6 +60,16 @@ def message_list_after(*, channel: Channel, after_id: int, limit: int) -> list[M
     )
 
 
+def _running_history() -> Window:
+    """The running size of a mission's session up to it (instruction and reply of each):
+    less its own size, what sending the full history before it would have cost."""
+    return Window(
+        Sum(Length("instruction") + Length("reply")),
+        partition_by=[F("session_id")],
+        order_by=F("seq").asc(),
+    )
+
+
 def mission_cost_report(
     *, days: int = 30, office_id: int | None = None, owner: Any = None
 ) -> list[dict[str, Any]]:
@@ -75,11 +85,7 @@ def mission_cost_report(
         missions = missions.filter(channel__office__owner=owner)
     annotated = missions.annotate(
         size=Length("instruction") + Length("reply"),
-        running=Window(
-            Sum(Length("instruction") + Length("reply")),
-            partition_by=[F("session_id")],
-            order_by=F("seq").asc(),
-        ),
+        running=_running_history(),
         day=TruncDate("created_at"),
     ).values(
         "day",
@@ -143,14 +149,7 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
         Mission.objects.filter(
             status=MissionStatus.DONE, channel__office_id=office_id, created_at__gte=since
         )
-        .annotate(
-            size=Length("instruction") + Length("reply"),
-            running=Window(
-                Sum(Length("instruction") + Length("reply")),
-                partition_by=[F("session_id")],
-                order_by=F("seq").asc(),
-            ),
-        )
+        .annotate(size=Length("instruction") + Length("reply"), running=_running_history())
         .values(
             "id",
             "seq",

@@ -5,10 +5,8 @@ and "삼월 십사일", while passages that only share loose digits ("29 posters
 
 import pytest
 
-from context.loading import recall_candidates
-from context.models import Passage
-from context.search import rank_passages
 from sessions.services import session_get_or_open_current
+from tests.context.test_search import _ranked_seqs
 from tests.factories import add_finished_missions, dm_channel, make_office
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -17,19 +15,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _first_seq(instructions: list[str], question: str) -> int | None:
     session = session_get_or_open_current(channel=dm_channel(make_office()))
     add_finished_missions(session, len(instructions), text=lambda n: (instructions[n - 1], "OK."))
-    ids = rank_passages(
-        candidates=recall_candidates(
-            channel_id=session.channel_id,
-            session_id=session.pk,
-            window_start=session.mission_count + 1,
-        ),
-        text=question,
-        limit=10,
-        channel_id=session.channel_id,
-    )
-    if not ids:
-        return None
-    return Passage.objects.get(pk=ids[0]).seq
+    ranked = _ranked_seqs(session, question)
+    return ranked[0] if ranked else None
 
 
 @pytest.mark.parametrize(
