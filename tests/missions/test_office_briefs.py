@@ -103,7 +103,14 @@ def _session_with(
     mission, _ = mission_create(
         session=session,
         assignee=assignee,
-        source=MissionSource.SYNTHESIS if source == "synthesis" else MissionSource.DELEGATION,
+        # The control says the same words as the person's own instruction: a delegated or
+        # synthesis mission teaches no memory whoever wrote it (the instruction that
+        # started it does).
+        source=MissionSource.MASTER
+        if author == InstructionAuthor.PERSON
+        else MissionSource.SYNTHESIS
+        if source == "synthesis"
+        else MissionSource.DELEGATION,
         instruction=BRIEFS[language][source],
         instruction_author=author,
     )
