@@ -33,18 +33,26 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report stale files")
     args = parser.parse_args()
-    stale = 0
+    files: dict[Path, str] = {}
     for spec in SPECS:
-        for path, text in render(spec).items():
-            current = path.read_text(encoding="utf-8") if path.exists() else None
-            if current == text:
-                continue
-            if args.check:
-                print(f"stale: {path.name}")
-                stale += 1
-            else:
-                path.write_text(text, encoding="utf-8")
-                print(f"wrote {path.name}")
+        files.update(render(spec))
+    return sync(files, check=args.check)
+
+
+def sync(files: dict[Path, str], *, check: bool) -> int:
+    """Write the files whose text changed, or with `check` only name them; 1 if any was
+    stale under `check`, else 0."""
+    stale = 0
+    for path, text in files.items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            continue
+        if check:
+            print(f"stale: {path.name}")
+            stale += 1
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.name}")
     return 1 if stale else 0
 
 

@@ -198,23 +198,13 @@ def render(talk: Talk) -> dict[Path, str]:
 
 def main() -> int:
     from bench.transcripts import long_talk_en, long_talk_ko
+    from bench.transcripts.generate import sync
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report stale files")
     args = parser.parse_args()
-    stale = 0
-    for talk in (long_talk_en.TALK, long_talk_ko.TALK):
-        for path, text in render(talk).items():
-            current = path.read_text(encoding="utf-8") if path.exists() else None
-            if current == text:
-                continue
-            if args.check:
-                print(f"stale: {path.name}")
-                stale += 1
-            else:
-                path.write_text(text, encoding="utf-8")
-                print(f"wrote {path.name}")
-    return 1 if stale else 0
+    files = {**render(long_talk_en.TALK), **render(long_talk_ko.TALK)}
+    return sync(files, check=args.check)
 
 
 if __name__ == "__main__":
