@@ -2,6 +2,7 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 def _restore_fulltext(using: str = "default", **kwargs: Any) -> None:
@@ -12,7 +13,7 @@ def _restore_fulltext(using: str = "default", **kwargs: Any) -> None:
 
 class ContextConfig(AppConfig):
     name = "context"
-    verbose_name = "Context assembly"
+    verbose_name = _("Context assembly")
 
     def ready(self) -> None:
         post_migrate.connect(_restore_fulltext, dispatch_uid="context.restore_fulltext")

@@ -1,4 +1,5 @@
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Passage(models.Model):
@@ -8,21 +9,33 @@ class Passage(models.Model):
     its passages as long as it exists."""
 
     mission = models.ForeignKey(
-        "missions.Mission", on_delete=models.CASCADE, related_name="passages"
+        "missions.Mission",
+        on_delete=models.CASCADE,
+        related_name="passages",
+        verbose_name=_("mission"),
     )
     # Denormalised from the mission: recall filters a channel's passages outside the
     # detail window in one index scan.
-    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="+")
-    session = models.ForeignKey(
-        "chat_sessions.ChatSession", on_delete=models.CASCADE, related_name="+"
+    channel = models.ForeignKey(
+        "office.Channel", on_delete=models.CASCADE, related_name="+", verbose_name=_("channel")
     )
-    seq = models.PositiveIntegerField()
-    position = models.PositiveIntegerField(help_text="0, 1, 2… within the mission.")
-    start = models.PositiveIntegerField(help_text="Offset in the mission's text.")
-    text = models.TextField()
-    terms = models.TextField(help_text="The text normalised for search.")
+    session = models.ForeignKey(
+        "chat_sessions.ChatSession",
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("session"),
+    )
+    seq = models.PositiveIntegerField(_("number in the session"))
+    position = models.PositiveIntegerField(
+        _("position"), help_text=_("0, 1, 2… within the mission.")
+    )
+    start = models.PositiveIntegerField(_("start"), help_text=_("Offset in the mission's text."))
+    text = models.TextField(_("text"))
+    terms = models.TextField(_("search terms"), help_text=_("The text normalised for search."))
 
     class Meta:
+        verbose_name = _("passage")
+        verbose_name_plural = _("passages")
         ordering = ["session_id", "seq", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -32,4 +45,6 @@ class Passage(models.Model):
         indexes = [models.Index(fields=["channel", "session", "seq"], name="passage_channel")]
 
     def __str__(self) -> str:
-        return f"#{self.seq}.{self.position} {self.text[:40]}"
+        # Without its text: that is in the prompt's words ("Instruction: …"), and the
+        # admin lists passages (a mission's delete page) in the reader's language.
+        return f"#{self.seq}.{self.position}"

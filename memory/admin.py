@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -7,7 +8,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from context.search import rank_memory_items
 from memory.models import MemoryItem, MemoryOrigin
@@ -60,11 +61,11 @@ class MemoryItemForm(forms.ModelForm):
 
 
 class SupersededFilter(admin.SimpleListFilter):
-    title = "superseded"
+    title = gettext_lazy("superseded")
     parameter_name = "superseded"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "superseded"), ("no", "not superseded")]
+        return [("yes", gettext("superseded")), ("no", gettext("not superseded"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() == "yes":
@@ -117,18 +118,22 @@ class MemoryItemAdmin(OfficeScopedAdmin):
         short = obj.text if len(obj.text) <= PREVIEW_CHARS else obj.text[: PREVIEW_CHARS - 1] + "…"
         return format_html('<span title="{}">{}</span>', obj.text, short)
 
-    @admin.display(description="for")
+    @admin.display(description=gettext_lazy("for"))
     def target(self, obj: MemoryItem) -> str:
-        return str(obj.employee or obj.channel or "whole office")
+        return str(obj.employee or obj.channel or gettext("whole office"))
 
-    @admin.display(description="source mission")
+    @admin.display(description=gettext_lazy("source mission"))
     def source(self, obj: MemoryItem) -> SafeString | str:
         if obj.source_mission_id is None:
             return "-"
         url = reverse("admin:missions_mission_change", args=[obj.source_mission_id])
-        return format_html('<a href="{}">mission {}</a>', url, obj.source_mission_id)
+        return format_html(
+            '<a href="{}">{}</a>',
+            url,
+            gettext("mission %(id)s") % {"id": obj.source_mission_id},
+        )
 
-    @admin.display(description="supersession chain")
+    @admin.display(description=gettext_lazy("supersession chain"))
     def chain(self, obj: MemoryItem) -> SafeString:
         older = []
         current: MemoryItem | None = obj
@@ -151,7 +156,7 @@ class MemoryItemAdmin(OfficeScopedAdmin):
                 reverse("admin:memory_memoryitem_change", args=[m.pk]),
                 m.pk,
                 m.text,
-                " (this one)" if m.pk == obj.pk else "",
+                " ({})".format(gettext("this one")) if m.pk == obj.pk else "",
             )
             for i, m in enumerate(chain)
         )
@@ -168,7 +173,12 @@ class MemoryItemAdmin(OfficeScopedAdmin):
         return queryset.filter(pk__in=ids) | substring, False
 
     def _bulk(
-        self, request: HttpRequest, queryset: QuerySet[MemoryItem], verb: str, **change: Any
+        self,
+        request: HttpRequest,
+        queryset: QuerySet[MemoryItem],
+        verb: str,
+        done: Callable[[int], str],
+        **change: Any,
     ) -> None:
         changed = 0
         for item in queryset:
@@ -182,19 +192,37 @@ class MemoryItemAdmin(OfficeScopedAdmin):
                 continue
             self.log_change(request, item, verb)
             changed += 1
-        self.message_user(request, f"{changed} item(s) {verb}.")
+        self.message_user(request, done(changed))
 
-    @admin.action(description="Pin selected items")
+    @admin.action(description=gettext_lazy("Pin selected items"))
     def pin(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
-        self._bulk(request, queryset, "pinned", pinned=True)
+        self._bulk(
+            request,
+            queryset,
+            gettext("pinned"),
+            lambda n: gettext("Items pinned: %(count)d.") % {"count": n},
+            pinned=True,
+        )
 
-    @admin.action(description="Unpin selected items")
+    @admin.action(description=gettext_lazy("Unpin selected items"))
     def unpin(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
-        self._bulk(request, queryset, "unpinned", pinned=False)
+        self._bulk(
+            request,
+            queryset,
+            gettext("unpinned"),
+            lambda n: gettext("Items unpinned: %(count)d.") % {"count": n},
+            pinned=False,
+        )
 
-    @admin.action(description="Retire selected items")
+    @admin.action(description=gettext_lazy("Retire selected items"))
     def retire(self, request: HttpRequest, queryset: QuerySet[MemoryItem]) -> None:
-        self._bulk(request, queryset, "retired", retire=True)
+        self._bulk(
+            request,
+            queryset,
+            gettext("retired"),
+            lambda n: gettext("Items retired: %(count)d.") % {"count": n},
+            retire=True,
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:

@@ -1,40 +1,45 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class MemoryScope(models.TextChoices):
-    OFFICE = "office", "Office"
-    EMPLOYEE = "employee", "Employee"
-    CHANNEL = "channel", "Channel"
+    OFFICE = "office", _("Office")
+    EMPLOYEE = "employee", _("Employee")
+    CHANNEL = "channel", _("Channel")
 
 
 class MemoryKind(models.TextChoices):
-    PREFERENCE = "preference", "Preference"
-    FACT = "fact", "Fact"
-    RULE = "rule", "Rule"
-    DECISION = "decision", "Decision"
+    PREFERENCE = "preference", _("Preference")
+    FACT = "fact", _("Fact")
+    RULE = "rule", _("Rule")
+    DECISION = "decision", _("Decision")
 
 
 class MemoryOrigin(models.TextChoices):
-    USER = "user", "User"
-    EXTRACTED = "extracted", "Extracted"
-    ADMIN = "admin", "Admin"
+    USER = "user", _("Written by the person")
+    EXTRACTED = "extracted", _("Extracted from a mission")
+    ADMIN = "admin", _("Written in the admin")
 
 
 class MemoryItem(models.Model):
     """Long-term memory: what outlives sessions, kept apart from the chat history."""
 
     office = models.ForeignKey(
-        "office.Office", on_delete=models.CASCADE, related_name="memory_items"
+        "office.Office",
+        on_delete=models.CASCADE,
+        related_name="memory_items",
+        verbose_name=_("office"),
     )
-    scope = models.CharField(max_length=10, choices=MemoryScope.choices)
+    scope = models.CharField(_("scope"), max_length=10, choices=MemoryScope.choices)
     employee = models.ForeignKey(
         "office.Employee",
         on_delete=models.CASCADE,
         null=True,
         blank=True,
         related_name="memory_items",
+        verbose_name=_("employee"),
     )
     channel = models.ForeignKey(
         "office.Channel",
@@ -42,33 +47,47 @@ class MemoryItem(models.Model):
         null=True,
         blank=True,
         related_name="memory_items",
+        verbose_name=_("channel"),
     )
-    kind = models.CharField(max_length=12, choices=MemoryKind.choices)
-    text = models.TextField()
+    kind = models.CharField(_("kind"), max_length=12, choices=MemoryKind.choices)
+    text = models.TextField(_("text"))
     # The text normalised for search (language.analysis), written with the text by the
     # memory services: Korean particles and English word forms do not decide ranking.
-    terms = models.TextField(blank=True, default="")
+    terms = models.TextField(_("search terms"), blank=True, default="")
     source_mission = models.ForeignKey(
         "missions.Mission",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="memory_items",
+        verbose_name=_("source mission"),
     )
-    origin = models.CharField(max_length=10, choices=MemoryOrigin.choices)
-    pinned = models.BooleanField(default=False)
-    active = models.BooleanField(default=True)
+    origin = models.CharField(_("origin"), max_length=10, choices=MemoryOrigin.choices)
+    pinned = models.BooleanField(_("pinned"), default=False)
+    active = models.BooleanField(_("active"), default=True)
     superseded_by = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="supersedes"
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="supersedes",
+        verbose_name=_("superseded by"),
     )
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("memory item")
+        verbose_name_plural = _("memory items")
         ordering = ["-pinned", "-updated_at"]
         constraints = [
             models.CheckConstraint(
@@ -97,13 +116,13 @@ class MemoryItem(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"[{self.kind}] {self.text[:60]}"
+        return f"[{self.get_kind_display()}] {self.text[:60]}"
 
 
 class ProposalState(models.TextChoices):
-    PENDING = "pending", "Waiting for the person"
-    CONFIRMED = "confirmed", "Confirmed"
-    REJECTED = "rejected", "Rejected"
+    PENDING = "pending", _("Waiting for the person")
+    CONFIRMED = "confirmed", _("Confirmed")
+    REJECTED = "rejected", _("Rejected")
 
 
 class MemoryProposal(models.Model):
@@ -112,33 +131,51 @@ class MemoryProposal(models.Model):
     in the memory panel, and until then nothing changes."""
 
     office = models.ForeignKey(
-        "office.Office", on_delete=models.CASCADE, related_name="memory_proposals"
+        "office.Office",
+        on_delete=models.CASCADE,
+        related_name="memory_proposals",
+        verbose_name=_("office"),
     )
-    kind = models.CharField(max_length=12, choices=MemoryKind.choices)
-    text = models.TextField()
+    kind = models.CharField(_("kind"), max_length=12, choices=MemoryKind.choices)
+    text = models.TextField(_("text"))
     # The items it would retire; all of one target (scope, employee, channel).
-    replaces = models.ManyToManyField(MemoryItem, related_name="replacement_proposals")
+    replaces = models.ManyToManyField(
+        MemoryItem, related_name="replacement_proposals", verbose_name=_("replaces")
+    )
     source_mission = models.ForeignKey(
         "missions.Mission",
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="memory_proposals",
+        verbose_name=_("source mission"),
     )
     state = models.CharField(
-        max_length=10, choices=ProposalState.choices, default=ProposalState.PENDING
+        _("state"), max_length=10, choices=ProposalState.choices, default=ProposalState.PENDING
     )
     # The item a confirmation created.
     result = models.ForeignKey(
-        MemoryItem, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        MemoryItem,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("resulting item"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    decided_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
     )
 
     class Meta:
+        verbose_name = _("memory proposal")
+        verbose_name_plural = _("memory proposals")
         indexes = [models.Index(fields=["office", "state"], name="memory_proposal_pending")]
 
     def __str__(self) -> str:

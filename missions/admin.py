@@ -3,6 +3,7 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext, gettext_lazy
 
 from missions.lifecycle import mission_requeue
 from missions.models import Message, Mission, MissionStatus
@@ -12,11 +13,11 @@ from office.admin import OfficeScopedAdmin
 
 
 class AttentionFilter(admin.SimpleListFilter):
-    title = "needs attention"
+    title = gettext_lazy("needs attention")
     parameter_name = "attention"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("failed", "failed"), ("stuck", "stuck (running too long)")]
+        return [("failed", gettext("failed")), ("stuck", gettext("stuck (running too long)"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() == "failed":
@@ -63,20 +64,21 @@ class MissionAdmin(OfficeScopedAdmin):
     date_hierarchy = "created_at"
     actions = ["requeue"]
 
-    @admin.display(description="took")
+    @admin.display(description=gettext_lazy("took"))
     def duration(self, obj: Mission) -> str:
         if obj.started_at and obj.finished_at:
-            return f"{(obj.finished_at - obj.started_at).total_seconds():.1f} s"
+            seconds = (obj.finished_at - obj.started_at).total_seconds()
+            return gettext("%(seconds).1f s") % {"seconds": seconds}
         return "-"
 
-    @admin.action(description="Re-queue selected failed or stuck missions")
+    @admin.action(description=gettext_lazy("Re-queue selected failed or stuck missions"))
     def requeue(self, request: HttpRequest, queryset: QuerySet[Mission]) -> None:
         moved = 0
         for mission in queryset:
             if mission_requeue(mission=mission):
                 moved += 1
-                self.log_change(request, mission, "re-queued")
-        self.message_user(request, f"{moved} mission(s) re-queued.")
+                self.log_change(request, mission, gettext("re-queued"))
+        self.message_user(request, gettext("Missions re-queued: %(count)d.") % {"count": moved})
 
 
 @admin.register(Message)
@@ -88,6 +90,6 @@ class MessageAdmin(OfficeScopedAdmin):
     list_select_related = ("channel__office", "author")
     raw_id_fields = ("channel", "session", "mission", "author")
 
-    @admin.display(description="text")
+    @admin.display(description=gettext_lazy("text"))
     def short_text(self, obj: Message) -> str:
         return message_text(obj)[:80]

@@ -1,17 +1,18 @@
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class MissionSource(models.TextChoices):
-    DM = "dm", "1:1"
-    MASTER = "master", "Master"
-    ALL = "all", "All hands"
-    PROJECT = "project", "Project"
-    MEETING_FOLLOWUP = "meeting_followup", "Meeting follow-up"
-    DELEGATION = "delegation", "Delegation"
+    DM = "dm", _("1:1")
+    MASTER = "master", _("Master")
+    ALL = "all", _("All hands")
+    PROJECT = "project", _("Project")
+    MEETING_FOLLOWUP = "meeting_followup", _("Meeting follow-up")
+    DELEGATION = "delegation", _("Delegation")
     # The chief of staff's one answer once a plan's delegated missions have finished.
-    SYNTHESIS = "synthesis", "Synthesis"
+    SYNTHESIS = "synthesis", _("Synthesis")
 
 
 class InstructionAuthor(models.TextChoices):
@@ -19,62 +20,83 @@ class InstructionAuthor(models.TextChoices):
     a delegated part the chief of staff wrote). The office's words are never the person's:
     summaries, recall and memory read them as the office's."""
 
-    PERSON = "person", "The person"
-    OFFICE = "office", "The office"
+    PERSON = "person", _("The person")
+    OFFICE = "office", _("The office")
 
 
 class MissionStatus(models.TextChoices):
-    QUEUED = "queued", "Queued"
-    RUNNING = "running", "Running"
-    DONE = "done", "Done"
-    FAILED = "failed", "Failed"
+    QUEUED = "queued", _("Queued")
+    RUNNING = "running", _("Running")
+    DONE = "done", _("Done")
+    FAILED = "failed", _("Failed")
 
 
 class Mission(models.Model):
     """One user instruction and its outcome."""
 
     session = models.ForeignKey(
-        "chat_sessions.ChatSession", on_delete=models.CASCADE, related_name="missions"
+        "chat_sessions.ChatSession",
+        on_delete=models.CASCADE,
+        related_name="missions",
+        verbose_name=_("session"),
     )
     # Denormalized from session so that recall across a channel's sessions is one index scan.
-    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="missions")
-    seq = models.PositiveIntegerField()
-    source = models.CharField(max_length=20, choices=MissionSource.choices)
+    channel = models.ForeignKey(
+        "office.Channel",
+        on_delete=models.CASCADE,
+        related_name="missions",
+        verbose_name=_("channel"),
+    )
+    seq = models.PositiveIntegerField(_("number in the session"))
+    source = models.CharField(_("source"), max_length=20, choices=MissionSource.choices)
     assignee = models.ForeignKey(
-        "office.Employee", on_delete=models.PROTECT, related_name="missions"
+        "office.Employee",
+        on_delete=models.PROTECT,
+        related_name="missions",
+        verbose_name=_("assignee"),
     )
     parent = models.ForeignKey(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="children"
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="children",
+        verbose_name=_("parent mission"),
     )
-    instruction = models.TextField()
+    instruction = models.TextField(_("instruction"))
     instruction_author = models.CharField(
-        max_length=10, choices=InstructionAuthor.choices, default=InstructionAuthor.PERSON
+        _("instruction written by"),
+        max_length=10,
+        choices=InstructionAuthor.choices,
+        default=InstructionAuthor.PERSON,
     )
     # A delegated mission: what its parent asked to get back (blank: not said).
-    expected_output = models.TextField(blank=True)
-    reply = models.TextField(blank=True)
+    expected_output = models.TextField(_("expected output"), blank=True)
+    reply = models.TextField(_("reply"), blank=True)
     status = models.CharField(
-        max_length=10, choices=MissionStatus.choices, default=MissionStatus.QUEUED
+        _("status"), max_length=10, choices=MissionStatus.choices, default=MissionStatus.QUEUED
     )
-    error = models.TextField(blank=True)
-    client_id = models.CharField(max_length=64, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(_("error"), blank=True)
+    client_id = models.CharField(_("client id"), max_length=64, blank=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
     # The id of the task delivery running it: the same delivery coming back means its
     # worker died, and it may take the mission over.
-    run_token = models.CharField(max_length=64, blank=True)
+    run_token = models.CharField(_("run token"), max_length=64, blank=True)
     # Not auto_now_add: an imported conversation keeps the times it happened at.
-    created_at = models.DateTimeField(default=timezone.now)
-    started_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
     # Refreshed while the run that holds the mission is alive (missions.heartbeat): a
     # reply that streams for minutes never looks abandoned.
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    prompt_chars = models.PositiveIntegerField(default=0)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    cached_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    prompt_chars = models.PositiveIntegerField(_("prompt chars"), default=0)
+    prompt_tokens = models.PositiveIntegerField(_("prompt tokens"), default=0)
+    cached_tokens = models.PositiveIntegerField(_("cached tokens"), default=0)
+    completion_tokens = models.PositiveIntegerField(_("completion tokens"), default=0)
 
     class Meta:
+        verbose_name = _("mission")
+        verbose_name_plural = _("missions")
         ordering = ["session", "seq"]
         constraints = [
             models.UniqueConstraint(
@@ -103,39 +125,66 @@ class Mission(models.Model):
 
 
 class MessageKind(models.TextChoices):
-    USER = "user", "Instruction"
-    EMPLOYEE = "employee", "Reply"
-    NOTICE = "notice", "System notice"
-    ERROR = "error", "Error"
-    EVENT = "event", "Event"
+    USER = "user", _("Instruction")
+    EMPLOYEE = "employee", _("Reply")
+    NOTICE = "notice", _("System notice")
+    ERROR = "error", _("Error")
+    EVENT = "event", _("Event")
 
 
 class Message(models.Model):
     """The timeline a person sees in a channel."""
 
-    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="messages")
+    channel = models.ForeignKey(
+        "office.Channel",
+        on_delete=models.CASCADE,
+        related_name="messages",
+        verbose_name=_("channel"),
+    )
     session = models.ForeignKey(
-        "chat_sessions.ChatSession", on_delete=models.CASCADE, related_name="messages"
+        "chat_sessions.ChatSession",
+        on_delete=models.CASCADE,
+        related_name="messages",
+        verbose_name=_("session"),
     )
     mission = models.ForeignKey(
-        Mission, on_delete=models.CASCADE, null=True, blank=True, related_name="messages"
+        Mission,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="messages",
+        verbose_name=_("mission"),
     )
-    kind = models.CharField(max_length=10, choices=MessageKind.choices)
+    kind = models.CharField(_("kind"), max_length=10, choices=MessageKind.choices)
     author = models.ForeignKey(
-        "office.Employee", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+        "office.Employee",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="messages",
+        verbose_name=_("author"),
     )
     # What a person or an employee wrote; blank for what the office says (office_text).
-    text = models.TextField(blank=True)
+    text = models.TextField(_("text"), blank=True)
     # What the office says, as data rendered in the reader's language (missions.texts):
     # {"kind": …, its parameters}; empty for a person's or an employee's message.
-    office_text = models.JSONField(default=dict, blank=True)
+    office_text = models.JSONField(
+        _("office text"),
+        default=dict,
+        blank=True,
+        help_text=_("What the office says, stored as data and shown in the reader's language."),
+    )
     # Actions and links the client renders (e.g. the notice's "start new session").
-    payload = models.JSONField(default=dict, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    payload = models.JSONField(_("actions and links"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("message")
+        verbose_name_plural = _("messages")
         ordering = ["id"]
         indexes = [models.Index(fields=["channel", "id"], name="message_channel_id")]
 
     def __str__(self) -> str:
-        return f"{self.kind}: {(self.text or self.office_text.get('kind', ''))[:60]}"
+        from missions.texts import message_text  # the texts render messages: no cycle at import
+
+        return f"{self.get_kind_display()}: {message_text(self)[:60]}"

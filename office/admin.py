@@ -2,6 +2,8 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
@@ -9,7 +11,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from context.selectors import context_for_next
 from missions.selectors import mission_cost_report, plan_cost_report
@@ -25,10 +27,63 @@ from office.services import (
     office_create,
     office_edit,
 )
+from office.ui import chat_strings
 from sessions.selectors import session_current
 
 # The admin's log-in says so when the log-in throttle refused it (office.auth).
 admin.site.login_form = AdminLoginForm
+
+# Django stores a permission's name in English when it migrates ("Can add office"); the
+# lists of permissions say it in the reader's language from its codename instead.
+PERMISSION_ACTIONS = {
+    "add": gettext_lazy("Can add %(model)s"),
+    "change": gettext_lazy("Can change %(model)s"),
+    "delete": gettext_lazy("Can delete %(model)s"),
+    "view": gettext_lazy("Can view %(model)s"),
+}
+
+
+def permission_label(permission: Permission) -> str:
+    """ "App | model | what it allows", translated; a custom permission as it is named."""
+    action, _, model_name = permission.codename.partition("_")
+    model = permission.content_type.model_class()
+    template = PERMISSION_ACTIONS.get(action)
+    if model is None or template is None or model_name != model._meta.model_name:
+        return str(permission)
+    allows = str(template) % {"model": model._meta.verbose_name}
+    return f"{permission.content_type} | {allows}"
+
+
+def _with_permission_labels(field: Any, db_field: Any) -> Any:
+    if field is not None and db_field.related_model is Permission:
+        field.label_from_instance = permission_label
+    return field
+
+
+class TranslatedGroupAdmin(GroupAdmin):
+    """Django's group admin, its permissions said in the reader's language."""
+
+    def formfield_for_manytomany(
+        self, db_field: Any, request: HttpRequest | None = None, **kwargs: Any
+    ) -> Any:
+        field = super().formfield_for_manytomany(db_field, request, **kwargs)
+        return _with_permission_labels(field, db_field)
+
+
+class TranslatedUserAdmin(UserAdmin):
+    """Django's user admin, its permissions said in the reader's language."""
+
+    def formfield_for_manytomany(
+        self, db_field: Any, request: HttpRequest | None = None, **kwargs: Any
+    ) -> Any:
+        field = super().formfield_for_manytomany(db_field, request, **kwargs)  # type: ignore[arg-type]
+        return _with_permission_labels(field, db_field)
+
+
+admin.site.unregister(Group)
+admin.site.register(Group, TranslatedGroupAdmin)
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), TranslatedUserAdmin)
 
 
 class OfficeScopedAdmin(admin.ModelAdmin):
@@ -48,7 +103,7 @@ class OfficeScopedAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request):
             raise PermissionDenied
         if not str(pk or "").isdigit():
-            raise Http404("No such row.")
+            raise Http404(gettext("No such row."))
         return get_object_or_404(self.get_queryset(request), pk=int(pk), **filters)
 
     def _choices(self, request: HttpRequest, related: type[Model]) -> QuerySet[Any] | None:
@@ -122,10 +177,13 @@ class OfficeAdmin(OfficeScopedAdmin):
         office_edit(office=created, name=created.name, language=obj.language)
         obj.pk = created.pk
 
-    @admin.display(description="cost")
+    @admin.display(description=gettext_lazy("cost"))
     def cost_link(self, obj: Office) -> SafeString:
         return format_html(
-            '<a href="{}?office={}">prompt cost</a>', reverse("admin:office_office_cost"), obj.pk
+            '<a href="{}?office={}">{}</a>',
+            reverse("admin:office_office_cost"),
+            obj.pk,
+            gettext("prompt cost"),
         )
 
     def get_urls(self) -> list[Any]:
@@ -149,7 +207,7 @@ class OfficeAdmin(OfficeScopedAdmin):
             "admin/office/cost.html",
             {
                 **self.admin_site.each_context(request),
-                "title": "Prompt cost",
+                "title": gettext("Prompt cost"),
                 "rows": rows,
                 "plans": plan_cost_report(days=period, office_id=office, owner=owner),
                 "totals": {
@@ -193,14 +251,25 @@ class EmployeeAdmin(OfficeScopedAdmin):
 
     actions = ["retire"]
 
-    @admin.action(description="Retire selected employees (their history is kept)")
+    @admin.action(description=gettext_lazy("Retire selected employees (their history is kept)"))
     def retire(self, request: HttpRequest, queryset: Any) -> None:
+        retired = 0
         for employee in queryset:
-            try:
-                employee_retire(employee=employee)
-                self.log_change(request, employee, "retired")
-            except ValueError as exc:
-                self.message_user(request, f"{employee.name}: {exc}", level="warning")
+            if employee.is_master:
+                self.message_user(
+                    request,
+                    gettext("%(name)s: the chief of staff cannot be retired.")
+                    % {"name": employee.name},
+                    level="warning",
+                )
+                continue
+            employee_retire(employee=employee)
+            self.log_change(request, employee, gettext("retired"))
+            retired += 1
+        if retired:
+            self.message_user(
+                request, gettext("Employees retired: %(count)d.") % {"count": retired}
+            )
 
 
 @admin.register(Channel)
@@ -237,10 +306,12 @@ class ChannelAdmin(OfficeScopedAdmin):
             members=data.get("members"),
         )
 
-    @admin.display(description="context")
+    @admin.display(description=gettext_lazy("context"))
     def context_link(self, obj: Channel) -> SafeString:
         return format_html(
-            '<a href="{}">preview</a>', reverse("admin:office_channel_context", args=[obj.pk])
+            '<a href="{}">{}</a>',
+            reverse("admin:office_channel_context", args=[obj.pk]),
+            gettext("preview"),
         )
 
     def get_urls(self) -> list[Any]:
@@ -258,18 +329,23 @@ class ChannelAdmin(OfficeScopedAdmin):
         channel = self.scoped_object(request, channel_id)
         session = session_current(channel=channel)
         if session is None:
-            raise Http404("This channel has no session.")
+            raise Http404(gettext("This channel has no session."))
         instruction = request.GET.get("instruction", "")
         context = context_for_next(channel=channel, session=session, instruction=instruction)
+        report = context.report()
+        names: dict[str, str] = chat_strings()["sections"]  # type: ignore[assignment]
         return render(
             request,
             "admin/office/context.html",
             {
                 **self.admin_site.each_context(request),
-                "title": f"Context of the next mission in {channel}",
+                "title": gettext("Context of the next mission in %(channel)s")
+                % {"channel": channel},
                 "channel": channel,
                 "instruction": instruction,
-                "report": context.report(),
+                "report": report,
+                # Each section with its name in the reader's language, as the chat's panel.
+                "sections": [(names.get(s["name"], s["name"]), s) for s in report["sections"]],
                 "seq": context.seq,
             },
         )

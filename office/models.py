@@ -8,24 +8,34 @@ from django.utils.translation import gettext_lazy as _
 PERSONA_MAX_CHARS = 8000
 
 
+# Each language named in its own words, as the language menu does.
+LANGUAGE_CHOICES = [("en", "English"), ("ko", "한국어")]
+
+
 def default_language() -> str:
     return str(settings.LANGUAGE_CODE)
 
 
 class Office(models.Model):
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="offices"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="offices",
+        verbose_name=_("owner"),
     )
-    name = models.CharField(max_length=120)
+    name = models.CharField(_("name"), max_length=120)
     language = models.CharField(
+        _("language"),
         max_length=8,
-        choices=[("en", "English"), ("ko", "한국어")],
+        choices=LANGUAGE_CHOICES,
         default=default_language,
-        help_text="The owner's language for notices and the interface.",
+        help_text=_("The owner's language for notices and the interface."),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("office")
+        verbose_name_plural = _("offices")
         constraints = [
             models.UniqueConstraint(fields=["owner", "name"], name="office_name_unique_per_owner"),
         ]
@@ -35,23 +45,31 @@ class Office(models.Model):
 
 
 class Employee(models.Model):
-    office = models.ForeignKey(Office, on_delete=models.CASCADE, related_name="employees")
-    name = models.CharField(max_length=80)
-    role = models.CharField(max_length=120)
+    office = models.ForeignKey(
+        Office, on_delete=models.CASCADE, related_name="employees", verbose_name=_("office")
+    )
+    name = models.CharField(_("name"), max_length=80)
+    role = models.CharField(_("role"), max_length=120)
     persona = models.TextField(
-        max_length=PERSONA_MAX_CHARS, help_text="The employee's system prompt."
+        _("persona"), max_length=PERSONA_MAX_CHARS, help_text=_("The employee's system prompt.")
     )
     model = models.CharField(
-        max_length=120, blank=True, help_text="Model name; blank uses the server default."
+        _("model"),
+        max_length=120,
+        blank=True,
+        help_text=_("Model name; blank uses the server default."),
     )
     is_master = models.BooleanField(
+        _("chief of staff"),
         default=False,
-        help_text="The chief of staff who answers in the master channel and delegates.",
+        help_text=_("The chief of staff who answers in the master channel and delegates."),
     )
-    is_active = models.BooleanField(default=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    is_active = models.BooleanField(_("active"), default=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("employee")
+        verbose_name_plural = _("employees")
         ordering = ["-is_master", "name"]
         constraints = [
             models.UniqueConstraint(
@@ -76,34 +94,43 @@ class ChannelKind(models.TextChoices):
 
 
 class Channel(models.Model):
-    office = models.ForeignKey(Office, on_delete=models.CASCADE, related_name="channels")
-    kind = models.CharField(max_length=16, choices=ChannelKind.choices)
-    name = models.CharField(max_length=120)
+    office = models.ForeignKey(
+        Office, on_delete=models.CASCADE, related_name="channels", verbose_name=_("office")
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=ChannelKind.choices)
+    name = models.CharField(_("name"), max_length=120)
     employee = models.ForeignKey(
         Employee,
         on_delete=models.CASCADE,
         null=True,
         blank=True,
         related_name="dm_channels",
-        help_text="The one employee of a 1:1 channel.",
+        verbose_name=_("employee"),
+        help_text=_("The one employee of a 1:1 channel."),
     )
-    members = models.ManyToManyField(Employee, blank=True, related_name="project_channels")
+    members = models.ManyToManyField(
+        Employee, blank=True, related_name="project_channels", verbose_name=_("members")
+    )
     lead = models.ForeignKey(
         Employee,
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
         related_name="led_channels",
-        help_text="Answers project instructions that name nobody.",
+        verbose_name=_("lead"),
+        help_text=_("Answers project instructions that name nobody."),
     )
     detail_budget_chars = models.PositiveIntegerField(
+        _("recent missions budget (chars)"),
         null=True,
         blank=True,
-        help_text="Overrides the character budget of recent missions for this channel.",
+        help_text=_("Overrides the character budget of recent missions for this channel."),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("channel")
+        verbose_name_plural = _("channels")
         ordering = ["kind", "name"]
         constraints = [
             models.CheckConstraint(
@@ -144,14 +171,22 @@ class Profile(models.Model):
     """What a person chose for themselves; blank means "as the office"."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="office_profile"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="office_profile",
+        verbose_name=_("user"),
     )
     language = models.CharField(
+        _("language"),
         max_length=8,
         blank=True,
-        choices=[("en", "English"), ("ko", "한국어")],
-        help_text="This person's interface language; blank follows their office.",
+        choices=LANGUAGE_CHOICES,
+        help_text=_("This person's interface language; blank follows their office."),
     )
+
+    class Meta:
+        verbose_name = _("profile")
+        verbose_name_plural = _("profiles")
 
     def __str__(self) -> str:
         return f"{self.user}: {self.language or 'office default'}"
@@ -161,11 +196,13 @@ class ThrottleHit(models.Model):
     """One counted attempt (a log-in, a retry…) while the cache that normally counts them
     is unreachable: the throttles' database fallback (office.attempts)."""
 
-    scope = models.CharField(max_length=40)
-    who = models.CharField(max_length=300)
-    at = models.DateTimeField()
+    scope = models.CharField(_("scope"), max_length=40)
+    who = models.CharField(_("who"), max_length=300)
+    at = models.DateTimeField(_("at"))
 
     class Meta:
+        verbose_name = _("throttled attempt")
+        verbose_name_plural = _("throttled attempts")
         indexes = [models.Index(fields=["scope", "who", "at"], name="throttle_hit_lookup")]
 
     def __str__(self) -> str:

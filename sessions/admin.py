@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.translation import gettext_lazy
 
 from office.admin import OfficeScopedAdmin
 from sessions.models import ChatSession
@@ -30,7 +31,7 @@ class ChatSessionAdmin(OfficeScopedAdmin):
     raw_id_fields = ("channel", "carried_over_from")
     readonly_fields = ("mission_count", "long_notice_sent_at", "long_notice_trigger")
 
-    @admin.display(description="summary watermark")
+    @admin.display(description=gettext_lazy("summary watermark"))
     def watermark(self, obj: ChatSession) -> str:
         summary = getattr(obj, "summary", None)
         return f"#{summary.folded_through_seq} (v{summary.version})" if summary else "-"

@@ -1,25 +1,42 @@
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class NoticeTrigger(models.TextChoices):
-    INSTRUCTION = "instruction", "On instruction"
-    ENTRY = "entry", "On channel entry"
+    INSTRUCTION = "instruction", _("On instruction")
+    ENTRY = "entry", _("On channel entry")
 
 
 class ChatSession(models.Model):
-    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="sessions")
-    number = models.PositiveIntegerField()
-    started_at = models.DateTimeField(auto_now_add=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
-    mission_count = models.PositiveIntegerField(default=0)
-    long_notice_sent_at = models.DateTimeField(null=True, blank=True)
-    long_notice_trigger = models.CharField(max_length=16, choices=NoticeTrigger.choices, blank=True)
+    channel = models.ForeignKey(
+        "office.Channel",
+        on_delete=models.CASCADE,
+        related_name="sessions",
+        verbose_name=_("channel"),
+    )
+    number = models.PositiveIntegerField(_("number"))
+    started_at = models.DateTimeField(_("started at"), auto_now_add=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    mission_count = models.PositiveIntegerField(_("missions"), default=0)
+    long_notice_sent_at = models.DateTimeField(
+        _("long-session notice sent at"), null=True, blank=True
+    )
+    long_notice_trigger = models.CharField(
+        _("long-session notice sent"), max_length=16, choices=NoticeTrigger.choices, blank=True
+    )
     carried_over_from = models.OneToOneField(
-        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="continued_by"
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="continued_by",
+        verbose_name=_("carried over from"),
     )
 
     class Meta:
+        verbose_name = _("chat session")
+        verbose_name_plural = _("chat sessions")
         ordering = ["channel", "number"]
         constraints = [
             models.UniqueConstraint(

@@ -7,10 +7,16 @@ from django.shortcuts import render
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from office.admin import OfficeScopedAdmin
-from summaries.admin_html import diff_html, render_state_html
+from summaries.admin_html import (
+    diff_html,
+    prompt_text_html,
+    render_state_html,
+    revision_producer,
+    verifier_report_html,
+)
 from summaries.compaction import compaction_queue
 from summaries.models import RollingSummary, SummaryRevision
 from summaries.schemas import SummaryState
@@ -25,7 +31,7 @@ class SummaryRevisionInline(admin.TabularInline):
         "version",
         "kind",
         "folded_through_seq",
-        "provider",
+        "made_by",
         "verified",
         "created_at",
         "links",
@@ -38,14 +44,18 @@ class SummaryRevisionInline(admin.TabularInline):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description="verified", boolean=True)
+    @admin.display(description=gettext_lazy("provider"))
+    def made_by(self, obj: SummaryRevision) -> str:
+        return revision_producer(obj)
+
+    @admin.display(description=gettext_lazy("verified"), boolean=True)
     def verified(self, obj: SummaryRevision) -> bool:
         return bool(obj.verifier_report.get("ok"))
 
     @admin.display(description="")
     def links(self, obj: SummaryRevision) -> SafeString:
         diff = reverse("admin:summaries_summaryrevision_diff") + f"?a={obj.pk}"
-        return format_html('<a href="{}">diff with previous</a>', diff)
+        return format_html('<a href="{}">{}</a>', diff, gettext("diff with previous"))
 
 
 @admin.register(RollingSummary)
@@ -70,22 +80,26 @@ class RollingSummaryAdmin(OfficeScopedAdmin):
         "folded_through_seq",
         "carry_over_pending",
         "structured",
-        "text",
+        "prompt_text",
         "updated_at",
     )
-    exclude = ("state",)
+    exclude = ("state", "text")
     inlines = [SummaryRevisionInline]
     actions = ["refold"]
 
-    @admin.display(description="channel")
+    @admin.display(description=gettext_lazy("channel"))
     def channel(self, obj: RollingSummary) -> str:
         return str(obj.session.channel)
 
-    @admin.display(description="chars")
+    @admin.display(description=gettext_lazy("chars"))
     def chars(self, obj: RollingSummary) -> int:
         return len(obj.text)
 
-    @admin.display(description="summary")
+    @admin.display(description=gettext_lazy("prompt text"))
+    def prompt_text(self, obj: RollingSummary) -> SafeString:
+        return prompt_text_html(obj.text)
+
+    @admin.display(description=gettext_lazy("summary"))
     def structured(self, obj: RollingSummary) -> SafeString:
         state = SummaryState.model_validate(obj.state or {})
         return render_state_html(state, summary_seq_index(session=obj.session))
@@ -93,7 +107,7 @@ class RollingSummaryAdmin(OfficeScopedAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.action(description="Re-fold from the original missions (parallel blocks)")
+    @admin.action(description=gettext_lazy("Re-fold from the original missions (parallel blocks)"))
     def refold(self, request: HttpRequest, queryset: QuerySet[RollingSummary]) -> None:
         for summary in queryset:
             blocks = compaction_queue(session_id=summary.session_id, from_scratch=True)
@@ -101,7 +115,11 @@ class RollingSummaryAdmin(OfficeScopedAdmin):
                 "re-fold queued in %(n)d block", "re-fold queued in %(n)d blocks", blocks
             ) % {"n": blocks}
             self.log_change(request, summary, queued)
-            self.message_user(request, f"{summary.session}: {queued}.")
+            self.message_user(
+                request,
+                gettext("%(session)s: %(queued)s.")
+                % {"session": summary.session, "queued": queued},
+            )
 
 
 @admin.register(SummaryRevision)
@@ -113,7 +131,7 @@ class SummaryRevisionAdmin(OfficeScopedAdmin):
         "version",
         "kind",
         "folded_through_seq",
-        "provider",
+        "made_by",
         "verified",
         "created_at",
     )
@@ -125,7 +143,7 @@ class SummaryRevisionAdmin(OfficeScopedAdmin):
         "version",
         "kind",
         "folded_through_seq",
-        "provider",
+        "made_by",
         "created_at",
         "after",
         "diff",
@@ -141,37 +159,28 @@ class SummaryRevisionAdmin(OfficeScopedAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.method == "GET" and super().has_change_permission(request, obj)
 
-    @admin.display(description="verified", boolean=True)
+    @admin.display(description=gettext_lazy("verified"), boolean=True)
     def verified(self, obj: SummaryRevision) -> bool:
         return bool(obj.verifier_report.get("ok"))
 
-    @admin.display(description="state after")
+    @admin.display(description=gettext_lazy("provider"), ordering="provider")
+    def made_by(self, obj: SummaryRevision) -> str:
+        return revision_producer(obj)
+
+    @admin.display(description=gettext_lazy("state after"))
     def after(self, obj: SummaryRevision) -> SafeString:
         return render_state_html(
             SummaryState.model_validate(obj.after_state or {}),
             summary_seq_index(session=obj.summary.session),
         )
 
-    @admin.display(description="diff with the state before")
+    @admin.display(description=gettext_lazy("diff with the state before"))
     def diff(self, obj: SummaryRevision) -> SafeString:
         return diff_html(obj.before_state, obj.after_state)
 
-    @admin.display(description="verifier report")
+    @admin.display(description=gettext_lazy("verifier report"))
     def report(self, obj: SummaryRevision) -> SafeString:
-        report = obj.verifier_report or {}
-        checks = report.get("checks", {})
-        rows = "".join(
-            format_html("<li>{}: {}</li>", name, "passed" if ok else "FAILED")
-            for name, ok in checks.items()
-        )
-        findings = "".join(format_html("<li>{}</li>", f) for f in report.get("findings", []))
-        attempts = "".join(format_html("<li>{}</li>", str(a)) for a in report.get("attempts", []))
-        return format_html(
-            "<ul>{}</ul><p>Findings:</p><ul>{}</ul><p>Attempts:</p><ul>{}</ul>",
-            SafeString(rows),
-            SafeString(findings or "<li>none</li>"),
-            SafeString(attempts or "<li>none</li>"),
-        )
+        return verifier_report_html(obj.verifier_report or {})
 
     def get_urls(self) -> list[Any]:
         own = [
@@ -206,7 +215,7 @@ class SummaryRevisionAdmin(OfficeScopedAdmin):
             "admin/summaries/summaryrevision/diff.html",
             {
                 **self.admin_site.each_context(request),
-                "title": f"Diff of {a.summary}",
+                "title": gettext("Diff of %(summary)s") % {"summary": a.summary},
                 "older": older,
                 "newer": newer,
                 "diff": diff_html(before, after),
@@ -226,12 +235,20 @@ class SummaryRevisionAdmin(OfficeScopedAdmin):
         ):
             return HttpResponse(status=403)
         if summary_rollback(revision=revision):
-            self.log_change(request, revision.summary, f"rolled back to v{revision.version}")
+            self.log_change(
+                request,
+                revision.summary,
+                gettext("rolled back to version %(version)s") % {"version": revision.version},
+            )
             messages.success(
-                request, f"Rolled back to version {revision.version} (recorded as a new revision)."
+                request,
+                gettext("Rolled back to version %(version)s (recorded as a new revision).")
+                % {"version": revision.version},
             )
         else:
-            messages.error(request, "The summary changed meanwhile; nothing was rolled back.")
+            messages.error(
+                request, gettext("The summary changed meanwhile; nothing was rolled back.")
+            )
         return HttpResponseRedirect(
             reverse("admin:summaries_rollingsummary_change", args=[revision.summary_id])
         )

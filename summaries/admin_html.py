@@ -1,13 +1,19 @@
-"""Readable renderings for the admin: a summary state with links to its missions, and a
-diff between two revisions. All text is escaped."""
+"""Readable renderings for the admin: a summary state with links to its missions, a
+diff between two revisions and a verifier's report. All text is escaped. The admin's own
+words are in the reader's language; what the model reads or wrote (the summary's prompt
+text, the verifier's findings sent back to it) is marked `translate="no"`: data, shown as
+it is."""
 
 import difflib
+import re
 from typing import Any
 
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
+from summaries.models import SummaryRevision
 from summaries.render import render_summary
 from summaries.schemas import Decision, SummaryItem, SummaryState
 
@@ -32,7 +38,7 @@ def render_state_html(
     every item linking to the missions it came from. All text is escaped."""
     parts: list[SafeString] = []
     if state.goal:
-        parts.append(format_html("<p><strong>Goal:</strong> {}</p>", state.goal))
+        parts.append(format_html("<p><strong>{}</strong> {}</p>", gettext("Goal:"), state.goal))
 
     def section(title: str, items: list[SummaryItem] | list[Decision]) -> None:
         if not items:
@@ -43,8 +49,9 @@ def render_state_html(
             if isinstance(item, Decision) and item.superseded:
                 rows.append(
                     format_html(
-                        '<li class="superseded"><del>{}</del> (superseded) [{}]</li>',
+                        '<li class="superseded"><del>{}</del> ({}) [{}]</li>',
                         item.text,
+                        gettext("superseded"),
                         refs,
                     )
                 )
@@ -52,22 +59,26 @@ def render_state_html(
                 rows.append(format_html("<li>{} [{}]</li>", item.text, refs))
         parts.append(format_html("<h4>{}</h4><ul>{}</ul>", title, SafeString("".join(rows))))
 
-    section("Decisions", state.decisions)
-    section("Constraints and preferences", state.constraints)
-    section("Facts", state.facts)
-    section("Open questions", state.open_questions)
-    section("Next actions", state.next_actions)
+    section(gettext("Decisions"), state.decisions)
+    section(gettext("Constraints and preferences"), state.constraints)
+    section(gettext("Facts"), state.facts)
+    section(gettext("Open questions"), state.open_questions)
+    section(gettext("Next actions"), state.next_actions)
     if state.dropped:
         parts.append(
             format_html(
-                "<h4>Dropped ({})</h4><ul>{}</ul>",
-                len(state.dropped),
+                "<h4>{}</h4><ul>{}</ul>",
+                gettext("Dropped (%(count)d)") % {"count": len(state.dropped)},
                 format_html_join(
-                    "", "<li>#{} {}</li>", ((d.mission, d.reason) for d in state.dropped[:50])
+                    "",
+                    '<li>#{} <span translate="no">{}</span></li>',
+                    ((d.mission, d.reason) for d in state.dropped[:50]),
                 ),
             )
         )
-    return SafeString("".join(parts)) if parts else SafeString("<p>(empty)</p>")
+    if not parts:
+        return format_html("<p>{}</p>", gettext("(empty)"))
+    return SafeString("".join(parts))
 
 
 def diff_html(before: dict[str, Any], after: dict[str, Any]) -> SafeString:
@@ -81,5 +92,65 @@ def diff_html(before: dict[str, Any], after: dict[str, Any]) -> SafeString:
         kind = {"+": "added", "-": "removed", "@": "hunk"}.get(line[:1], "same")
         rows.append(format_html('<div class="diff-{}">{}</div>', kind, line))
     if not rows:
-        return SafeString("<p>No differences.</p>")
-    return format_html('<div class="summary-diff">{}</div>', SafeString("".join(rows)))
+        return format_html("<p>{}</p>", gettext("No differences."))
+    return format_html(
+        '<div class="summary-diff" translate="no">{}</div>', SafeString("".join(rows))
+    )
+
+
+def prompt_text_html(text: str) -> SafeString:
+    """The summary as the prompt carries it."""
+    return format_html('<pre class="prompt-text" translate="no">{}</pre>', text)
+
+
+# The verifier's checks (summaries.verifier), named for people.
+CHECK_NAMES = {
+    "coverage": lambda: gettext("coverage (every folded mission is accounted for)"),
+    "evidence": lambda: gettext("evidence (every item cites its missions)"),
+    "contradiction": lambda: gettext("contradiction (one live decision per subject)"),
+    "size": lambda: gettext("size (within the budget)"),
+}
+
+
+def verifier_report_html(report: dict[str, Any]) -> SafeString:
+    """Each check passed or failed, then the findings and attempts as the verifier wrote
+    them for the model (they go back into its prompt on a retry)."""
+    checks = report.get("checks", {})
+    rows = format_html_join(
+        "",
+        "<li>{}: {}</li>",
+        (
+            (
+                CHECK_NAMES[name]() if name in CHECK_NAMES else name,
+                gettext("passed") if ok else gettext("FAILED"),
+            )
+            for name, ok in checks.items()
+        ),
+    )
+    findings = format_html_join(
+        "", '<li translate="no">{}</li>', ((f,) for f in report.get("findings", []))
+    )
+    attempts = format_html_join(
+        "", '<li translate="no">{}</li>', ((str(a),) for a in report.get("attempts", []))
+    )
+    none = format_html("<li>{}</li>", gettext("none"))
+    return format_html(
+        "<ul>{}</ul><p>{}</p><ul>{}</ul><p>{}</p><ul>{}</ul>",
+        rows,
+        gettext("Findings:"),
+        findings or none,
+        gettext("Attempts:"),
+        attempts or none,
+    )
+
+
+_ROLLED_BACK = re.compile(r"^rollback to v(\d+)$")
+
+
+def revision_producer(revision: SummaryRevision) -> str:
+    """Who made a revision: a provider's name (an identifier, shown as it is), or, for a
+    roll-back (summaries.services records "rollback to vN"), that in words."""
+    rolled_back = _ROLLED_BACK.match(revision.provider)
+    if rolled_back:
+        return gettext("rolled back to version %(version)s") % {"version": rolled_back.group(1)}
+    return revision.provider

@@ -1,56 +1,82 @@
 from django.db import models
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 
 class RollingSummary(models.Model):
     """The structured, verified summary of a session's folded missions."""
 
     session = models.OneToOneField(
-        "chat_sessions.ChatSession", on_delete=models.CASCADE, related_name="summary"
+        "chat_sessions.ChatSession",
+        on_delete=models.CASCADE,
+        related_name="summary",
+        verbose_name=_("session"),
     )
-    state = models.JSONField(default=dict, blank=True, help_text="summaries.schemas.SummaryState")
-    text = models.TextField(blank=True, help_text="The state rendered for the prompt.")
+    state = models.JSONField(
+        _("structured state"),
+        default=dict,
+        blank=True,
+        help_text=_("The summary's items, each with the missions it came from."),
+    )
+    text = models.TextField(
+        _("prompt text"), blank=True, help_text=_("The state rendered for the prompt.")
+    )
     folded_through_seq = models.PositiveIntegerField(
-        default=0, help_text="Every mission with seq up to this is folded into the state."
+        _("folded through mission"),
+        default=0,
+        help_text=_("Every mission with a number up to this one is folded into the state."),
     )
-    version = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(_("version"), default=0)
     carry_over_pending = models.BooleanField(
+        _("carry-over pending"),
         default=False,
-        help_text="The previous session's summary and last missions are still being folded in.",
+        help_text=_("The previous session's summary and last missions are still being folded in."),
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
         # The table was created when summaries lived in the memory app.
         db_table = "memory_rollingsummary"
-        verbose_name_plural = "rolling summaries"
+        verbose_name = _("rolling summary")
+        verbose_name_plural = _("rolling summaries")
 
     def __str__(self) -> str:
-        return f"Summary of {self.session} v{self.version}"
+        return gettext("Summary of %(session)s v%(version)s") % {
+            "session": self.session,
+            "version": self.version,
+        }
 
 
 class RevisionKind(models.TextChoices):
-    FOLD = "fold", "Fold"
-    CARRY_OVER = "carry_over", "Carry-over"
-    ROLLBACK = "rollback", "Roll back"
-    REFOLD = "refold", "Re-fold"
+    FOLD = "fold", _("Fold")
+    CARRY_OVER = "carry_over", _("Carry-over")
+    ROLLBACK = "rollback", _("Roll back")
+    REFOLD = "refold", _("Re-fold")
 
 
 class SummaryRevision(models.Model):
-    summary = models.ForeignKey(RollingSummary, on_delete=models.CASCADE, related_name="revisions")
-    version = models.PositiveIntegerField()
-    kind = models.CharField(max_length=12, choices=RevisionKind.choices)
-    before_state = models.JSONField(default=dict, blank=True)
-    after_state = models.JSONField(default=dict, blank=True)
-    before_text = models.TextField(blank=True)
-    after_text = models.TextField(blank=True)
-    folded_mission_ids = models.JSONField(default=list, blank=True)
-    folded_through_seq = models.PositiveIntegerField(default=0)
-    verifier_report = models.JSONField(default=dict, blank=True)
-    provider = models.CharField(max_length=60, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    summary = models.ForeignKey(
+        RollingSummary,
+        on_delete=models.CASCADE,
+        related_name="revisions",
+        verbose_name=_("summary"),
+    )
+    version = models.PositiveIntegerField(_("version"))
+    kind = models.CharField(_("kind"), max_length=12, choices=RevisionKind.choices)
+    before_state = models.JSONField(_("state before"), default=dict, blank=True)
+    after_state = models.JSONField(_("state after"), default=dict, blank=True)
+    before_text = models.TextField(_("prompt text before"), blank=True)
+    after_text = models.TextField(_("prompt text after"), blank=True)
+    folded_mission_ids = models.JSONField(_("folded mission ids"), default=list, blank=True)
+    folded_through_seq = models.PositiveIntegerField(_("folded through mission"), default=0)
+    verifier_report = models.JSONField(_("verifier report"), default=dict, blank=True)
+    provider = models.CharField(_("provider"), max_length=60, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         db_table = "memory_summaryrevision"
+        verbose_name = _("summary revision")
+        verbose_name_plural = _("summary revisions")
         ordering = ["summary", "-version"]
         constraints = [
             models.UniqueConstraint(
@@ -59,4 +85,8 @@ class SummaryRevision(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.summary} rev {self.version} ({self.kind})"
+        return gettext("%(summary)s, revision %(version)s (%(kind)s)") % {
+            "summary": self.summary,
+            "version": self.version,
+            "kind": self.get_kind_display(),
+        }

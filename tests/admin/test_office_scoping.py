@@ -289,8 +289,8 @@ def test_the_diff_with_the_previous_revision_names_both_versions() -> None:
     html = client.get(reverse("admin:summaries_summaryrevision_diff"), {"a": latest.pk})
     text = html.content.decode()
     assert (
-        f"Version {previous.version} ({previous.kind}) → version {latest.version} ({latest.kind})"
-        in text
+        f"Version {previous.version} ({previous.get_kind_display()}) → "
+        f"version {latest.version} ({latest.get_kind_display()})" in text
     )
 
 
