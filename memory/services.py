@@ -9,6 +9,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from language.analysis import normalised
 from language.statements import normalize, supersedes
@@ -43,11 +44,13 @@ def memory_target(
 ) -> Target:
     """Check that a scope and its target fit together and belong to the office."""
     if scope not in MemoryScope.values:
-        raise MemoryRejected(f"scope must be one of {', '.join(MemoryScope.values)}")
+        raise MemoryRejected(
+            gettext("scope must be one of %(values)s") % {"values": ", ".join(MemoryScope.values)}
+        )
     if scope == MemoryScope.EMPLOYEE and (employee is None or employee.office_id != office.pk):
-        raise MemoryRejected("an employee memory needs an employee of this office")
+        raise MemoryRejected(gettext("an employee memory needs an employee of this office"))
     if scope == MemoryScope.CHANNEL and (channel is None or channel.office_id != office.pk):
-        raise MemoryRejected("a channel memory needs a channel of this office")
+        raise MemoryRejected(gettext("a channel memory needs a channel of this office"))
     return Target(
         office=office,
         scope=scope,
@@ -59,13 +62,16 @@ def memory_target(
 def memory_text_clean(text: str, kind: str) -> str:
     text = " ".join(text.split())
     if not text:
-        raise MemoryRejected("the text is empty")
+        raise MemoryRejected(gettext("the text is empty"))
     if len(text) > MAX_MEMORY_CHARS:
         raise MemoryRejected(
-            f"the text has {len(text)} characters; the limit is {MAX_MEMORY_CHARS}"
+            gettext("the text has %(chars)d characters; the limit is %(limit)d")
+            % {"chars": len(text), "limit": MAX_MEMORY_CHARS}
         )
     if kind not in MemoryKind.values:
-        raise MemoryRejected(f"kind must be one of {', '.join(MemoryKind.values)}")
+        raise MemoryRejected(
+            gettext("kind must be one of %(values)s") % {"values": ", ".join(MemoryKind.values)}
+        )
     return text
 
 
@@ -92,7 +98,7 @@ def memory_item_create(
 ) -> MemoryItem:
     clean = memory_text_clean(text, kind)
     if pinned and origin == MemoryOrigin.EXTRACTED:
-        raise MemoryRejected("Only a person pins an item; extraction only proposes it.")
+        raise MemoryRejected(gettext("Only a person pins an item; extraction only proposes it."))
     return MemoryItem.objects.create(
         office=target.office,
         scope=target.scope,
@@ -117,7 +123,7 @@ def memory_item_edit(
     pinned: bool | None = None,
 ) -> MemoryItem:
     if not item.active:
-        raise MemoryRejected("a retired item cannot be edited; add a new one")
+        raise MemoryRejected(gettext("a retired item cannot be edited; add a new one"))
     fields = ["updated_at"]
     if kind is not None:
         item.kind = kind
@@ -259,7 +265,7 @@ def memory_proposal_confirm(*, proposal: MemoryProposal, user: User | None) -> M
     active; if none is, it is simply remembered)."""
     locked = MemoryProposal.objects.select_for_update().get(pk=proposal.pk)
     if locked.state != ProposalState.PENDING:
-        raise MemoryRejected("this change was already decided")
+        raise MemoryRejected(gettext("this change was already decided"))
     replaced = list(locked.replaces.filter(active=True).select_for_update().order_by("pk"))
     if replaced:
         new = memory_item_supersede(
@@ -301,7 +307,7 @@ def memory_proposal_reject(*, proposal: MemoryProposal, user: User | None) -> Me
         state=ProposalState.REJECTED, decided_at=timezone.now(), decided_by=user
     )
     if not rejected:
-        raise MemoryRejected("this change was already decided")
+        raise MemoryRejected(gettext("this change was already decided"))
     proposal.refresh_from_db()
     return proposal
 
