@@ -21,6 +21,7 @@ from context.loading import (
 )
 from context.passages import OFFICE_BRIEF_LABEL, mission_text
 from language.analysis import query_terms
+from llm.base import language_line
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
@@ -158,6 +159,8 @@ def _system_section(
         "You work in a chat with the person who runs this office. Missions are numbered "
         "(#seq) and dated; refer to them by number when it helps.",
     ]
+    if language := language_line(office.language):
+        lines.append(language)
     if colleagues:
         roster = "Colleagues: " + "; ".join(f"{c.name} ({c.role})" for c in colleagues)
         if len(roster) > budget // 4:

@@ -97,3 +97,25 @@ def strict_json_schema(schema: dict[str, Any]) -> None:
 
 # For every pydantic model a provider is asked to fill with `structured`.
 STRICT_OUTPUT = ConfigDict(extra="forbid", json_schema_extra=strict_json_schema)
+
+
+# The prompt is written in English; for a person who reads another language, one line of
+# the system prompt names it. A model answers in it, and the offline provider, which
+# cannot tell a language from a few words (an instruction may be "ok" or "#42"), reads
+# the line to know which language to answer in.
+LANGUAGE_NAMES = {"ko": "Korean"}
+_LANGUAGE_LINE = "The person reads {name}: answer in {name} unless they write to you in another."
+
+
+def language_line(language: str) -> str:
+    """The system prompt's line for `language` ("" for English, the prompt's own)."""
+    name = LANGUAGE_NAMES.get(language)
+    return _LANGUAGE_LINE.format(name=name) if name else ""
+
+
+def language_of(system_prompt: str) -> str:
+    """The language the system prompt's language line names; "en" without one."""
+    for code, name in LANGUAGE_NAMES.items():
+        if _LANGUAGE_LINE.format(name=name) in system_prompt:
+            return code
+    return "en"

@@ -3,13 +3,17 @@
 It answers in the employee's voice from the context it was given (so the demo shows
 that an employee knows the summary and the memory) and streams in pieces like a real
 model. It has no structured output: folding and memory extraction use their own
-deterministic paths when `structured_output` is false."""
+deterministic paths when `structured_output` is false.
+
+It answers in the language the system prompt names (`llm.base.language_line`: the office's
+language), in English without one: a few words of an instruction ("ok", "#42 again")
+cannot tell a language, and a Korean person's office is Korean whatever they type."""
 
 import json
 import re
 from collections.abc import Iterator
 
-from llm.base import ChatMessages, ChatStream, ProviderError, T, Tool, Usage
+from llm.base import ChatMessages, ChatStream, ProviderError, T, Tool, Usage, language_of
 
 # How chars become tokens where no provider reports them: about four chars a token for
 # English text (OpenAI's rule of thumb); only used for the offline provider's usage.
@@ -17,19 +21,72 @@ CHARS_PER_TOKEN = 4
 
 
 DISCLAIMER = "(Offline demo reply: set OPENAI_API_KEY for a real model.)"
-_OPENING = re.compile(r"[\w.-]+ here\. On it: \u201c")
+DISCLAIMER_KO = "(오프라인 데모 답변이에요. 실제 모델을 쓰려면 OPENAI_API_KEY를 설정하세요.)"
+
+# What a reply says around what it quotes, per language. The prompt it reads is English
+# whatever the language (its headers, labels and memory kinds); only the reply changes.
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "colleague": "your colleague",
+        "opening": "{who} here. On it: \u201c{instruction}\u201d",
+        "results": "{who} here. The team's results: {results}.",
+        "summary": "From our earlier work I keep in mind: {line}",
+        "memory": "I also remember: {line}",
+        "recalled": "Looking back, {line}",
+        "disclaimer": DISCLAIMER,
+        "where": "mission #{seq}",
+        "where_session": "mission #{seq} of session {session}",
+        "in": "in {where} ({at}): \u201c{text}\u201d",
+        "you_asked": "in {where} ({at}) you asked: \u201c{asked}\u201d",
+        "office_asked": "in {where} ({at}) the office asked: \u201c{asked}\u201d",
+        "answer": ", and the answer was: \u201c{answered}\u201d",
+        "done": "done",
+        "failed": "failed",
+        "working": "still working, no result yet",
+        "fact": "fact",
+        "preference": "preference",
+        "rule": "rule",
+        "decision": "decision",
+    },
+    "ko": {
+        "colleague": "동료",
+        "opening": "{who}입니다. 맡을게요: \u201c{instruction}\u201d",
+        "results": "{who}입니다. 팀의 결과예요: {results}.",
+        "summary": "앞서 한 일에서 기억하고 있는 것: {line}",
+        "memory": "이것도 기억하고 있어요: {line}",
+        "recalled": "돌아보면, {line}",
+        "disclaimer": DISCLAIMER_KO,
+        "where": "미션 #{seq}",
+        "where_session": "세션 {session}의 미션 #{seq}",
+        "in": "{where}({at})에서: \u201c{text}\u201d",
+        "you_asked": "{where}({at})에서 요청하신 것: \u201c{asked}\u201d",
+        "office_asked": "{where}({at})에서 오피스가 요청한 것: \u201c{asked}\u201d",
+        "answer": ", 그에 대한 답: \u201c{answered}\u201d",
+        "done": "완료",
+        "failed": "실패",
+        "working": "아직 작업 중, 결과 없음",
+        "fact": "사실",
+        "preference": "선호",
+        "rule": "규칙",
+        "decision": "결정",
+    },
+}
+_DISCLAIMERS = (DISCLAIMER, DISCLAIMER_KO)
+_OPENING = re.compile(r"[\w.-]+ here\. On it: \u201c|[\w.-]+입니다\. 맡을게요: \u201c")
 
 
 def _without_offline_replies(line: str) -> str:
-    """The line with any earlier offline reply cut out. Recent missions and recalled
-    passages bring those replies back; quoting them would nest each reply in the next
-    ("On it: … Looking back: … On it: …"). A reply that was trimmed has no disclaimer
-    left: everything from its opening goes."""
+    """The line with any earlier offline reply cut out, in either language. Recent
+    missions and recalled passages bring those replies back; quoting them would nest each
+    reply in the next ("On it: … Looking back: … On it: …"). A reply that was trimmed has
+    no disclaimer left: everything from its opening goes."""
     start = _OPENING.search(line)
     if start is None:
-        return line.replace(DISCLAIMER, "").strip()
-    end = line.rfind(DISCLAIMER)
-    tail = line[end + len(DISCLAIMER) :] if end >= start.end() else ""
+        for disclaimer in _DISCLAIMERS:
+            line = line.replace(disclaimer, "")
+        return line.strip()
+    end, disclaimer = max((line.rfind(d), d) for d in _DISCLAIMERS)
+    tail = line[end + len(disclaimer) :] if end >= start.end() else ""
     return _without_offline_replies(f"{line[: start.start()].rstrip()} {tail.strip()}".strip())
 
 
@@ -38,7 +95,7 @@ def _content(message: dict[str, object]) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _first_line_after(text: str, heading: str) -> str:
+def _first_line_after(text: str, heading: str, words: dict[str, str]) -> str:
     """The first line below the line that starts with `heading` that says something, read
     as a person would (see `_readable`)."""
     _, found, rest = text.partition(heading)
@@ -47,7 +104,7 @@ def _first_line_after(text: str, heading: str) -> str:
     for line in rest.splitlines()[1:]:
         if line.startswith("## "):
             break  # the next section
-        readable = _readable(line.strip(" -"))
+        readable = _readable(line.strip(" -"), words)
         if _has_words(readable):
             return readable
     return ""
@@ -78,7 +135,7 @@ def _plain(text: str) -> str:
     return " ".join(_without_offline_replies(text).split())
 
 
-def _readable(line: str) -> str:
+def _readable(line: str, words: dict[str, str]) -> str:
     """A line of the prompt as a sentence a person reads: the stored text unquoted (no
     JSON escapes such as a literal backslash-n), a mission's turns said as who asked
     and who answered, a memory item's kind in words."""
@@ -95,27 +152,36 @@ def _readable(line: str) -> str:
     mission = _MISSION_HEADER.match(header)
     if mission is None:
         kind = header.strip("()").split(",", 1)[0].strip()
+        kind = words.get(kind, kind) if kind in MEMORY_KINDS else kind
         text = _plain(stored)
         return f"\u201c{text}\u201d ({kind})" if kind and text else text
-    where = f"mission #{mission.group('seq')}"
-    if mission.group("session"):
-        where += f" of {mission.group('session')}"
+    seq, at = mission.group("seq"), mission.group("at")
+    session = mission.group("session")
+    where = (
+        words["where_session"].format(seq=seq, session=session.removeprefix("session "))
+        if session
+        else words["where"].format(seq=seq)
+    )
     turns = _TURNS.match(stored.strip())
     if turns is None:
-        return f"in {where} ({mission.group('at')}): \u201c{_plain(stored)}\u201d"
+        return words["in"].format(where=where, at=at, text=_plain(stored))
     asked, answered = _plain(turns.group("asked")), _plain(turns.group("answered") or "")
-    who = "you asked" if turns.group("label") == "Instruction" else "the office asked"
-    said = f"in {where} ({mission.group('at')}) {who}: \u201c{asked}\u201d"
+    who = "you_asked" if turns.group("label") == "Instruction" else "office_asked"
+    said = words[who].format(where=where, at=at, asked=asked)
     if _has_words(answered):
-        said += f", and the answer was: \u201c{answered[:200]}\u201d"
+        said += words["answer"].format(answered=answered[:200])
     return said if _has_words(asked) or _has_words(answered) else ""
+
+
+# The memory kinds as the prompt names them ("(rule, id 7)"), said in the reply's words.
+MEMORY_KINDS = ("fact", "preference", "rule", "decision")
 
 
 # The heading under which a synthesis's prompt quotes the delegates' results.
 RESULTS_HEADING = "## Results from your colleagues"
 
 
-def _results(context: str) -> list[str]:
+def _results(context: str, words: dict[str, str]) -> list[str]:
     """One line per delegate of a synthesis: "Iris (done): first words of the reply"."""
     _, found, rest = context.partition(RESULTS_HEADING)
     if not found:
@@ -126,10 +192,21 @@ def _results(context: str) -> list[str]:
             break
         if line.startswith("### "):
             who, _, state = line[4:].partition(" — ")
-            lines.append(f"{who.split(' (')[0]} ({state.split(' — ')[0].lower()})")
+            lines.append(f"{who.split(' (')[0]} ({_state(state.split(' — ')[0], words)})")
         elif lines and line.strip() and not lines[-1].endswith("”"):
             lines[-1] += f": “{line.strip().strip(chr(34))[:160]}”"
     return lines
+
+
+def _state(state: str, words: dict[str, str]) -> str:
+    """A delegate's state as the synthesis prompt's header says it, in the reply's words."""
+    if state == "done":
+        return words["done"]
+    if state.startswith("FAILED"):
+        return words["failed"] + state[len("FAILED") :]
+    if state.startswith("still working"):
+        return words["working"]
+    return state.lower()
 
 
 def _sentence(text: str) -> str:
@@ -147,33 +224,31 @@ class OfflineProvider:
 
     def _compose_reply(self, messages: ChatMessages) -> str:
         system = _content(messages[0]) if messages else ""
+        words = WORDS[language_of(system)]
         who = system.split(".", 1)[0].removeprefix("You are ").split(",", 1)[0].strip()
-        who = who or "your colleague"
+        who = who or words["colleague"]
         current = _content(messages[-1]) if messages else ""
         instruction = current.split("\n", 1)[-1].strip()
         context = "\n".join(_content(m) for m in messages[1:-1])
-        results = _results(context)
+        results = _results(context, words)
         if results:
             # A synthesis: what each colleague did, then stop (the footer names what is
             # still open).
-            summary = "; ".join(results)
-            return (
-                f"{who} here. The team's results: {summary}. "
-                "(Offline demo reply: set OPENAI_API_KEY for a real model.)"
-            )
-        parts = [f"{who} here. On it: \u201c{instruction[:200]}\u201d"]
-        summary_line = _first_line_after(context, "Decisions:") or _first_line_after(
-            context, "Facts:"
+            said = words["results"].format(who=who, results="; ".join(results))
+            return f"{said} {words['disclaimer']}"
+        parts = [words["opening"].format(who=who, instruction=instruction[:200])]
+        summary_line = _first_line_after(context, "Decisions:", words) or _first_line_after(
+            context, "Facts:", words
         )
         if summary_line:
-            parts.append(f"From our earlier work I keep in mind: {_sentence(summary_line)}")
-        memory_line = _first_line_after(context, "## Long-term memory")
+            parts.append(words["summary"].format(line=_sentence(summary_line)))
+        memory_line = _first_line_after(context, "## Long-term memory", words)
         if memory_line:
-            parts.append(f"I also remember: {_sentence(memory_line)}")
-        recalled = _first_line_after(context, "## Recalled from earlier")
+            parts.append(words["memory"].format(line=_sentence(memory_line)))
+        recalled = _first_line_after(context, "## Recalled from earlier", words)
         if recalled:
-            parts.append(f"Looking back, {_sentence(recalled[:400])}")
-        parts.append(DISCLAIMER)
+            parts.append(words["recalled"].format(line=_sentence(recalled[:400])))
+        parts.append(words["disclaimer"])
         return " ".join(parts)
 
     def stream_chat(

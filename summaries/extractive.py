@@ -106,7 +106,7 @@ _COPULA = re.compile(r"\b(?:is|are|was|were|will be|remains|stays|has|have)\b", 
 # What a provider says around its answer, not in it. The offline provider composes its
 # whole reply from echoes (of the instruction, the summary, memory and recall) and a
 # disclaimer (llm/offline.py): none of it is something the person established.
-_OFFLINE_REPLY = "(Offline demo reply"
+_OFFLINE_REPLIES = ("(Offline demo reply", "(오프라인 데모 답변")
 # An instruction that asks for copy to be written: the reply is the draft, not a statement
 # of how things are, and none of it is kept (the person's own words are).
 _DRAFT_REQUEST = re.compile(
@@ -182,7 +182,7 @@ def _values(sentence: str) -> set[str]:
 def reply_sentences(instruction: str, reply: str) -> list[str]:
     """What the reply adds to the instruction: without the provider's boilerplate, its
     echoes of the instruction and of the summary, and restatements of the person's values."""
-    if _OFFLINE_REPLY in reply:
+    if any(marker in reply for marker in _OFFLINE_REPLIES):
         return []
     if _DRAFT_REQUEST.search(instruction):
         return [s for s in _sentences(reply) if is_question(s)]
