@@ -96,6 +96,16 @@ class Channel(models.Model):
         related_name="led_channels",
         help_text="Answers project instructions that name nobody.",
     )
+    # A project whose lead retired keeps who it was until someone is made lead again:
+    # the project and office pages flag it for reassignment.
+    retired_lead = models.ForeignKey(
+        Employee,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The lead who retired; cleared when the project gets a lead again.",
+    )
     detail_budget_chars = models.PositiveIntegerField(
         null=True,
         blank=True,
