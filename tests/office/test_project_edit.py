@@ -15,7 +15,7 @@ from tests.factories import channel_of, make_office, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-FLAG = {"en": "Lead retired (Mara) — reassign", "ko": "리드 퇴사(Mara) — 새 리드를 지정하세요"}
+FLAG = {"en": "Lead retired (Mara) — reassign", "ko": "리드 은퇴(Mara) — 새 리드를 지정하세요"}
 
 
 @pytest.fixture
