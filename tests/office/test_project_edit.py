@@ -10,7 +10,7 @@ from django.test import Client
 
 from office.models import Channel, ChannelKind
 from office.selectors import channel_default_assignee
-from office.services import employee_hire, employee_retire, user_set_language
+from office.services import channel_edit, employee_hire, employee_retire, user_set_language
 from tests.factories import channel_of, make_office, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -154,3 +154,18 @@ def test_a_retired_lead_flags_the_project_until_it_is_reassigned(
     assert project.lead_id == iris and project.retired_lead is None
     for url in ("/", f"/projects/{project.pk}/", f"/c/{project.pk}/"):
         assert flag not in client.get(url).content.decode(), url
+
+
+def test_giving_the_project_a_lead_in_the_admin_clears_the_flag_too(owner: Any) -> None:
+    office = owner.offices.get()
+    project = _project(owner)
+    employee_retire(employee=office.employees.get(name="Mara"))
+    project.refresh_from_db()
+    # Renamed without a lead: still flagged.
+    channel_edit(channel=project, name="Renamed", detail_budget_chars=None, lead=None)
+    project.refresh_from_db()
+    assert project.retired_lead is not None and project.retired_lead.name == "Mara"
+    theo = office.employees.get(name="Theo")
+    channel_edit(channel=project, name="Renamed", detail_budget_chars=None, lead=theo)
+    project.refresh_from_db()
+    assert project.lead == theo and project.retired_lead is None
