@@ -19,6 +19,7 @@ from missions.models import Message, MessageKind, Mission, MissionSource
 from missions.ratelimit import InstructionRejected as InstructionRejected
 from missions.ratelimit import RateLimited as RateLimited
 from missions.ratelimit import instruction_allowed
+from missions.selectors import followup_payload
 from missions.texts import office_text
 from missions.timeline import message_post
 from office.models import Channel, ChannelKind, Employee
@@ -41,8 +42,15 @@ def _spawn_followup(*, parent: Mission, employee: Employee, text: str) -> Missio
     source = MissionSource.MEETING_FOLLOWUP
     channel = Channel.objects.get(kind=ChannelKind.DM, employee=employee)
     session = session_get_or_open_current(channel=channel)
+    # Shown in the 1:1 as the office's, on behalf of the meeting notes it came from (with
+    # a link back to them), never as something the person typed there.
     child, _ = mission_create(
-        session=session, assignee=employee, source=source, instruction=text, parent=parent
+        session=session,
+        assignee=employee,
+        source=source,
+        instruction=text,
+        parent=parent,
+        payload=followup_payload(parent),
     )
     message_post(
         channel_id=parent.channel_id,

@@ -227,6 +227,17 @@ def delegate_url(mission: Mission) -> str:
     return f"/c/{mission.channel_id}/#mission-{mission.seq}"
 
 
+def followup_payload(source: Mission) -> dict[str, object]:
+    """What a meeting follow-up's message carries to be shown as the office's, on behalf
+    of the mission whose notes it came from, with a link back to it."""
+    return {
+        "written_by": "office",
+        "follow_up_of": source.seq,
+        "from_channel": source.channel_id,
+        "from_url": delegate_url(source),
+    }
+
+
 def plan_data(*, plan_id: int) -> PlanData | None:
     """The plan led by mission `plan_id` (None if it delegated nothing): three queries."""
     plan = Mission.objects.select_related("assignee").filter(pk=plan_id).first()

@@ -287,7 +287,7 @@ class ChannelAdmin(OfficeScopedAdmin):
     search_fields = ("name", "office__name", "employee__name")
     list_select_related = ("office", "employee", "lead")
     filter_horizontal = ("members",)
-    readonly_fields = ("office", "kind", "employee")
+    readonly_fields = ("office", "kind", "employee", "retired_lead")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # Channels are made with their office, a hire or a project (on the office page).

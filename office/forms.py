@@ -92,6 +92,23 @@ class ProjectForm(StorableText):
         self.fields["lead"].queryset = team  # type: ignore[attr-defined]
 
 
+class ProjectEditForm(ProjectForm):
+    """A project's name, lead and members. The lead is one of the members (added if left
+    unticked, as when the project was opened)."""
+
+    def __init__(self, *args: object, office_id: int, **kwargs: object) -> None:
+        kwargs.setdefault("auto_id", "id_%s")
+        super().__init__(*args, office_id=office_id, **kwargs)
+        self.fields["lead"].error_messages["required"] = _("Choose who leads the project.")
+        self.fields["lead"].error_messages["invalid_choice"] = _(
+            "Choose a lead from the active team."
+        )
+        self.fields["members"].error_messages["invalid_choice"] = _(
+            "Members are chosen from the active team."
+        )
+        self.fields["members"].required = False
+
+
 class SignupForm(StorableText, UserCreationForm):
     """Django's sign-up form, held to the same text rule as every other edge, and the
     language the new office speaks from the start (its team, its project, its notices)."""

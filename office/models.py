@@ -120,6 +120,16 @@ class Channel(models.Model):
         verbose_name=_("lead"),
         help_text=_("Answers project instructions that name nobody."),
     )
+    # A project whose lead retired keeps who it was until someone is made lead again:
+    # the project and office pages flag it for reassignment.
+    retired_lead = models.ForeignKey(
+        Employee,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The lead who retired; cleared when the project gets a lead again.",
+    )
     detail_budget_chars = models.PositiveIntegerField(
         _("recent missions budget (chars)"),
         null=True,

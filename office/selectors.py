@@ -113,14 +113,16 @@ def channel_get_for_user(*, user: User | AnonymousUser, channel_id: int) -> Chan
     if not user.is_authenticated:
         return None
     return (
-        Channel.objects.select_related("office", "employee", "lead")
+        Channel.objects.select_related("office", "employee", "lead", "retired_lead")
         .filter(pk=channel_id, office__owner=user)
         .first()
     )
 
 
 def channel_list_for_office(*, office: Office) -> QuerySet[Channel]:
-    return office.channels.select_related("employee", "lead").order_by("kind", "name")
+    return office.channels.select_related("employee", "lead", "retired_lead").order_by(
+        "kind", "name"
+    )
 
 
 def channel_default_assignee(*, channel: Channel) -> Employee:

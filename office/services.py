@@ -172,7 +172,8 @@ def employee_retire(*, employee: Employee) -> Employee:
         raise ValueError("The chief of staff cannot be retired.")
     employee.is_active = False
     employee.save(update_fields=["is_active"])
-    Channel.objects.filter(lead=employee).update(lead=None)
+    # Their projects are flagged until someone is made lead (`project_edit`).
+    Channel.objects.filter(lead=employee).update(lead=None, retired_lead=employee)
     employee.project_channels.clear()
     return employee
 
@@ -221,10 +222,34 @@ def channel_edit(
             raise ValueError("project members must belong to the same office")
         channel.lead = lead
         fields.append("lead")
+        if lead is not None:
+            channel.retired_lead = None
+            fields.append("retired_lead")
         channel.save(update_fields=fields)
         channel.members.set(member_list)
         return channel
     channel.save(update_fields=fields)
+    return channel
+
+
+@transaction.atomic
+def project_edit(
+    *, channel: Channel, name: str, lead: Employee, members: Iterable[Employee]
+) -> Channel:
+    """A project's name, lead and members (the lead is always a member). Giving it a lead
+    clears the flag its retired lead left."""
+    if channel.kind != ChannelKind.PROJECT:
+        raise ValueError("only a project channel has a lead and members")
+    member_list = list(members)
+    if lead not in member_list:
+        member_list.append(lead)
+    if any(m.office_id != channel.office_id for m in member_list):
+        raise ValueError("project members must belong to the same office")
+    if any(not m.is_active or m.is_master for m in member_list):
+        raise ValueError("project members are active employees other than the chief of staff")
+    channel.name, channel.lead, channel.retired_lead = name, lead, None
+    channel.save(update_fields=["name", "lead", "retired_lead"])
+    channel.members.set(member_list)
     return channel
 
 

@@ -12,6 +12,8 @@ def chat_strings() -> dict[str, object]:
         "you": _("You"),
         "office": _("Office"),
         "from_master": _("From {name} in the master channel"),
+        "follow_up_from": _("The office · follow-up from the meeting notes of #{seq}"),
+        "back_to_notes": _("Open the meeting notes"),
         "plan_of": _("Plan of #{seq}"),
         "plan_queued": _("queued"),
         "plan_working": _("working"),

@@ -27,7 +27,7 @@ from office.auth import (
     remember_device,
     signup_allowed,
 )
-from office.forms import EmployeeForm, LoginForm, ProjectForm, SignupForm
+from office.forms import EmployeeForm, LoginForm, ProjectEditForm, ProjectForm, SignupForm
 from office.models import Channel, ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
 from office.services import (
@@ -36,6 +36,7 @@ from office.services import (
     employee_retire,
     office_open_for_user,
     project_channel_create,
+    project_edit,
     user_set_language,
 )
 from office.ui import chat_strings
@@ -202,6 +203,44 @@ def project_create_view(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+def project_edit_view(request: HttpRequest, channel_id: int) -> HttpResponse:
+    """A project's name, lead and members; only its office's owner reaches it (another
+    office's project is answered as missing)."""
+    office = _office(request)
+    channel = get_object_or_404(
+        Channel.objects.select_related("lead", "retired_lead"),
+        pk=channel_id,
+        office=office,
+        kind=ChannelKind.PROJECT,
+    )
+    if request.method == "POST":
+        form = ProjectEditForm(request.POST, office_id=office.pk)
+        if form.is_valid():
+            project_edit(
+                channel=channel,
+                name=form.cleaned_data["name"],
+                lead=form.cleaned_data["lead"],
+                members=form.cleaned_data["members"],
+            )
+            messages.success(request, _("%(name)s was updated.") % {"name": channel.name})
+            return redirect("office:chat", channel_id=channel.pk)
+        status = 400
+    else:
+        form = ProjectEditForm(
+            initial={
+                "name": channel.name,
+                "lead": channel.lead_id,
+                "members": list(
+                    channel.members.filter(is_active=True).values_list("pk", flat=True)
+                ),
+            },
+            office_id=office.pk,
+        )
+        status = 200
+    return render(request, "office/project.html", {"project": channel, "form": form}, status=status)
+
+
+@login_required
 def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
     channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
     if channel is None:
@@ -247,6 +286,7 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             "current": current,
             "read_only": read_only,
             "retired": retired,
+            "members": members,
             # An empty timeline says what the channel is (and what this session goes on from).
             "intro": "" if rows else _channel_intro(channel, team),
             "carried_from": None if rows else shown.carried_over_from,

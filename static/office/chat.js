@@ -111,8 +111,13 @@
     if (message.mission) item.dataset.mission = message.mission;
     const meta = el("div", "meta");
     const from = message.payload && message.payload.delegated_by;
+    // A meeting follow-up: the office's words in this channel, on behalf of the mission
+    // whose notes it came from; never "You".
+    const followUpOf = message.payload && message.payload.follow_up_of;
     const who = from ? t("from_master", { name: from })
+      : followUpOf ? t("follow_up_from", { seq: followUpOf })
       : message.kind === "user" ? t("you") : message.author || (message.kind === "notice" ? t("office") : "");
+    if (from || followUpOf) item.classList.add("from-office");
     const seq = message.payload && message.payload.seq ? " · #" + message.payload.seq : "";
     meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") + seq;
     if (message.kind === "user" && message.payload && message.payload.seq) {
@@ -141,8 +146,8 @@
       start.addEventListener("click", () => confirmNewSession(start));
       item.appendChild(start);
     }
-    if (from && message.payload.from_url) {
-      const back = el("a", "link", t("back_to_master"));
+    if ((from || followUpOf) && message.payload.from_url) {
+      const back = el("a", "link source-link", t(from ? "back_to_master" : "back_to_notes"));
       back.href = message.payload.from_url;
       item.appendChild(back);
     }
