@@ -13,12 +13,13 @@ from language.storable import BAD_TEXT, text_problem
 from missions.intake import RETIRED, InstructionRejected, RateLimited, instruction_accept
 from missions.lifecycle import mission_retry
 from missions.models import Mission
-from missions.selectors import message_list_after, mission_get_for_user, plan_data
+from missions.reading import channel_mark_read
+from missions.selectors import message_list_after, mission_get_for_user, plan_data, unread_counts
 from missions.timeline import message_data
 from office.auth import session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
-from realtime.frames import MessageData, PlanData
+from realtime.frames import DB_ID_MAX, MessageData, PlanData
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
 from sessions.services import session_start_new
@@ -53,6 +54,19 @@ class ChannelOut(Schema):
     office: int
     employee: str | None
     current_session: SessionOut | None
+    # Replies and failures saved since you last read the channel.
+    unread: int
+
+
+class ReadIn(Schema):
+    message_id: int = Field(
+        ..., ge=0, le=DB_ID_MAX, description="The newest message you were shown."
+    )
+
+
+class ReadOut(Schema):
+    channel: int
+    read_through: int
 
 
 class TimelineOut(Schema):
@@ -154,6 +168,7 @@ def _current_session(channel: Channel) -> ChatSession:
 def channels(request: HttpRequest) -> list[dict[str, Any]]:
     channels = list(channel_list_for_user(user=_user(request)))
     currents = session_currents(channel_ids=[c.pk for c in channels])
+    unread = unread_counts(user_id=_user(request).pk, channel_ids=[c.pk for c in channels])
     return [
         {
             "id": channel.pk,
@@ -162,6 +177,7 @@ def channels(request: HttpRequest) -> list[dict[str, Any]]:
             "office": channel.office_id,
             "employee": channel.employee.name if channel.employee else None,
             "current_session": currents.get(channel.pk),
+            "unread": unread.get(channel.pk, 0),
         }
         for channel in channels
     ]
@@ -179,6 +195,19 @@ def messages(
     limit = max(1, min(limit, 500))
     rows = message_list_after(channel=channel, after_id=after, limit=limit + 1)
     return {"messages": [message_data(m) for m in rows[:limit]], "has_more": len(rows) > limit}
+
+
+@router.post(
+    "channels/{channel_id}/read",
+    response=ReadOut,
+    summary="Mark the channel read up to a message (its unread count drops to what came after)",
+)
+def read(request: HttpRequest, channel_id: int, body: ReadIn) -> dict[str, Any]:
+    channel = _channel(request, channel_id)
+    through = channel_mark_read(
+        user_id=_user(request).pk, channel=channel, through_message_id=body.message_id
+    )
+    return {"channel": channel.pk, "read_through": through}
 
 
 @router.post(

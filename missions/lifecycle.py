@@ -19,6 +19,7 @@ from missions.models import Message, MessageKind, Mission, MissionSource, Missio
 from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
 from missions.ratelimit import RateLimited, instruction_allowed
+from missions.reading import unread_announce
 from missions.texts import office_text
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
@@ -125,6 +126,7 @@ def mission_complete(
             ),
         ),
     )
+    unread_announce(mission=mission, message=message)
     _tell_plan(mission)
     if mission.source == MissionSource.MEETING_FOLLOWUP and mission.parent_id is not None:
         _report_back(mission)
@@ -208,6 +210,7 @@ def mission_fail(
         office_text=office_text("could_not_answer", employee=mission.assignee.name, error=message),
         payload={"code": code, "retry": True, "seq": mission.seq},
     )
+    unread_announce(mission=mission, message=posted)
     _tell_plan(mission)
     return posted
 

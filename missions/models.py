@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -139,3 +140,21 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}: {(self.text or self.office_text.get('kind', ''))[:60]}"
+
+
+class ReadMarker(models.Model):
+    """How far a person has read a channel: the newest of its messages they were shown.
+    What came after it, replies and failures, is the channel's unread count."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="+")
+    last_message_id = models.PositiveBigIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "channel"], name="read_marker_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} read {self.channel_id} through {self.last_message_id}"

@@ -7,11 +7,21 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import F, QuerySet, Sum, Window
+from django.db.models import (
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    Window,
+)
 from django.db.models.functions import Coalesce, Length, TruncDate
 from django.utils import timezone
 
-from missions.models import Message, Mission, MissionSource, MissionStatus
+from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus, ReadMarker
 from office.models import Channel, Office
 from realtime.frames import DelegateData, PlanData, SynthesisData
 from sessions.models import ChatSession
@@ -347,3 +357,31 @@ def plan_cost_report(
         for field in ("prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens"):
             row[field] += part[field]
     return list(rows.values())
+
+
+# What makes a channel unread: a reply came, or a mission failed (the person has to act).
+UNREAD_KINDS = (MessageKind.EMPLOYEE, MessageKind.ERROR)
+
+
+def unread_counts(*, user_id: int, channel_ids: list[int]) -> dict[int, int]:
+    """For each channel, the replies and failures saved after what the person last read
+    there (every one, for a channel never opened). One query: per channel, a range of its
+    (channel, id) index past the marker."""
+    if not channel_ids:
+        return {}
+    marker = ReadMarker.objects.filter(user_id=user_id, channel_id=OuterRef(OuterRef("pk")))
+    unread = (
+        Message.objects.filter(
+            channel_id=OuterRef("pk"),
+            kind__in=UNREAD_KINDS,
+            id__gt=Coalesce(Subquery(marker.values("last_message_id")[:1]), Value(0)),
+        )
+        .order_by()
+        .values("channel_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    rows = Channel.objects.filter(pk__in=channel_ids).annotate(
+        unread=Coalesce(Subquery(unread, output_field=IntegerField()), Value(0))
+    )
+    return {pk: n for pk, n in rows.values_list("pk", "unread")}

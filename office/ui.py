@@ -22,6 +22,7 @@ def chat_strings() -> dict[str, object]:
         "plan_summing_up_later": _("Summing up when everyone is done"),
         "plan_tokens": _("{prompt} prompt + {completion} completion tokens"),
         "retry": _("Retry"),
+        "unread": _("{count} unread"),
         "answered_below": _("Answered below"),
         "start_new_session": _("Start new session"),
         "back_to_master": _("Back to the master channel"),

@@ -173,6 +173,17 @@ class PlanFrame(BaseModel):
     plan: PlanData
 
 
+class ChannelUnreadFrame(BaseModel):
+    """A reply or a failure was saved in one of the person's channels. Sent to every
+    socket of theirs, whichever channel it shows: the sidebar counts it as unread, and
+    the page showing that channel marks it read."""
+
+    type: Literal["channel.unread"] = "channel.unread"
+    channel: int
+    message: int
+    mission: int
+
+
 class PongFrame(BaseModel):
     type: Literal["pong"] = "pong"
 
@@ -193,6 +204,7 @@ ServerFrame = Annotated[
     | ReplyDoneFrame
     | SessionStartedFrame
     | PlanFrame
+    | ChannelUnreadFrame
     | PongFrame
     | ErrorFrame,
     Field(discriminator="type"),

@@ -172,6 +172,7 @@
       if (streaming) { streaming.remove(); streams.delete(message.mission); }
     }
     updateWorking();
+    markRead();
     if (following) item.scrollIntoView({ block: "end" });
   }
 
@@ -221,6 +222,43 @@
     if (bubble) bubble.remove();
   }
 
+  // --- the channel sidebar: unread counts ---------------------------------------------
+
+  function setUnread(channelId, count) {
+    const link = document.querySelector('.side-channel[data-channel="' + channelId + '"]');
+    const badge = link && link.querySelector(".unread");
+    if (!badge) return;
+    badge.dataset.count = String(count);
+    badge.hidden = count <= 0;
+    badge.firstChild.textContent = String(count);
+    badge.lastChild.textContent = t("unread", { count: count });
+  }
+
+  // Opening a channel reads it; so does a reply arriving while the page is in view. A
+  // past session shows old messages: the marker goes only as far as the newest shown.
+  let readThrough = 0;
+  let readTimer = null;
+
+  function markRead() {
+    if (document.visibilityState !== "visible" || lastId <= readThrough) return;
+    clearTimeout(readTimer);
+    readTimer = setTimeout(() => {
+      const through = lastId;
+      api("POST", "/api/channels/" + boot.channel + "/read", { message_id: through })
+        .then(() => { readThrough = Math.max(readThrough, through); })
+        .catch(() => { /* the next message or visit marks it */ });
+    }, 150);
+  }
+
+  document.addEventListener("visibilitychange", markRead);
+
+  function unreadFrame(frame) {
+    if (frame.channel === boot.channel) { markRead(); return; }
+    const link = document.querySelector('.side-channel[data-channel="' + frame.channel + '"]');
+    const badge = link && link.querySelector(".unread");
+    if (badge) setUnread(frame.channel, Number(badge.dataset.count || 0) + 1);
+  }
+
   // --- the socket --------------------------------------------------------------------
 
   function status(text) {
@@ -254,6 +292,8 @@
       delta(frame);
     } else if (frame.type === "reply.done") {
       if (frame.message.session === boot.session) render(frame.message);
+    } else if (frame.type === "channel.unread") {
+      unreadFrame(frame);
     } else if (frame.type === "session.started") {
       location.href = "/c/" + boot.channel + "/";
     } else if (frame.type === "error") {
