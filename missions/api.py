@@ -11,7 +11,7 @@ from ninja.responses import Status
 from context.selectors import context_for_next
 from language.storable import BAD_TEXT, text_problem
 from missions.intake import RETIRED, InstructionRejected, RateLimited, instruction_accept
-from missions.lifecycle import mission_retry
+from missions.lifecycle import StopRefused, mission_retry, mission_stop
 from missions.models import Mission
 from missions.reading import channel_mark_read
 from missions.selectors import message_list_after, mission_get_for_user, plan_data, unread_counts
@@ -297,6 +297,27 @@ def retry(request: HttpRequest, mission_id: int, response: HttpResponse) -> Stat
             429, {"code": exc.code, "message": exc.message, "retry_after": exc.retry_after}
         )
     return Status(202, {"retried": retried, "mission": _mission_out(found)})
+
+
+class StopOut(Schema):
+    stopped: bool
+    mission: MissionOut
+
+
+@router.post(
+    "missions/{mission_id}/stop",
+    response={202: StopOut, 409: ErrorOut},
+    summary="Stop a mission's reply: what came is kept, the mission is marked stopped",
+)
+def stop(request: HttpRequest, mission_id: int) -> Status[dict[str, Any]]:
+    found = mission_get_for_user(user=_user(request), mission_id=mission_id)
+    if found is None:
+        raise HttpError(404, "No such mission.")
+    try:
+        stopped = mission_stop(mission=found)
+    except StopRefused as exc:
+        return Status(409, {"code": "cannot_stop", "message": str(exc)})
+    return Status(202, {"stopped": stopped, "mission": _mission_out(found)})
 
 
 @router.get(

@@ -6,6 +6,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
@@ -215,6 +216,115 @@ def mission_fail(
     return posted
 
 
+# The flag a running reply checks between the pieces of its stream: in the shared cache
+# (Redis in production, the process's own memory in the embedded default, where replies run
+# in the web process), so the worker streaming the reply sees it within a piece or two.
+# The database's `stop_requested_at` stays the truth: the heartbeat reads it too, in case
+# the cache lost the flag.
+STOP_FLAG_SECONDS = 3600
+
+
+def stop_flag_key(mission_id: int) -> str:
+    return f"mission-stop:{mission_id}"
+
+
+class StopRefused(Exception):
+    """The mission cannot be stopped: it has ended, or it is a part of a plan."""
+
+
+def mission_stop(*, mission: Mission) -> bool:
+    """The person stops a reply. A queued mission is stopped at once (nothing came); a
+    running one is asked to stop, and its run saves what came and marks it stopped.
+    False when it had already ended (a second click). Parts of a plan (delegations,
+    syntheses, follow-ups) are not stopped one by one: StopRefused."""
+    if mission.parent_id is not None:
+        raise StopRefused("A part of a plan cannot be stopped on its own.")
+    now = timezone.now()
+    with transaction.atomic():
+        stopped_queued = Mission.objects.filter(pk=mission.pk, status=MissionStatus.QUEUED).update(
+            status=MissionStatus.STOPPED, stop_requested_at=now, finished_at=now, reply=""
+        )
+        if stopped_queued:
+            mission.status, mission.stop_requested_at, mission.finished_at = (
+                MissionStatus.STOPPED,
+                now,
+                now,
+            )
+            mission.reply = ""
+            _post_stopped(mission)
+            return True
+    asked = Mission.objects.filter(
+        pk=mission.pk, status=MissionStatus.RUNNING, stop_requested_at__isnull=True
+    ).update(stop_requested_at=now)
+    if asked:
+        mission.stop_requested_at = now
+        try:
+            cache.set(stop_flag_key(mission.pk), True, STOP_FLAG_SECONDS)
+        except Exception:
+            # The cache is down: the heartbeat brings the request to the run instead.
+            logger.warning("could not flag mission %s to stop", mission.pk, exc_info=True)
+    return bool(asked)
+
+
+@transaction.atomic
+def mission_save_stopped(
+    *,
+    mission: Mission,
+    reply: str,
+    prompt_chars: int = 0,
+    prompt_tokens: int = 0,
+    cached_tokens: int = 0,
+    completion_tokens: int = 0,
+    run_token: str | None = None,
+) -> Message | None:
+    """The run stopped at the person's request: what came is the reply, the mission is
+    stopped (it can be regenerated). Only if that run still holds the mission."""
+    if not _still_held(
+        mission,
+        run_token,
+        reply=reply,
+        status=MissionStatus.STOPPED,
+        error="",
+        finished_at=timezone.now(),
+        prompt_chars=prompt_chars,
+        prompt_tokens=prompt_tokens,
+        cached_tokens=cached_tokens,
+        completion_tokens=completion_tokens,
+    ):
+        return None
+    return _post_stopped(
+        mission,
+        usage=UsageData(
+            prompt_chars=prompt_chars,
+            prompt_tokens=prompt_tokens,
+            cached_tokens=cached_tokens,
+            completion_tokens=completion_tokens,
+        ),
+    )
+
+
+def _post_stopped(mission: Mission, usage: UsageData | None = None) -> Message:
+    """The stopped reply in the timeline: what came (maybe nothing), marked stopped."""
+    message = message_post(
+        channel_id=mission.channel_id,
+        session_id=mission.session_id,
+        mission=mission,
+        kind=MessageKind.EMPLOYEE,
+        author_id=mission.assignee_id,
+        text=mission.reply,
+        payload={"seq": mission.seq, "stopped": True},
+        announce=False,
+    )
+    send_frame_on_commit(
+        mission.channel_id,
+        ReplyDoneFrame(
+            mission=mission.pk, message=message_data(message), usage=usage or UsageData()
+        ),
+    )
+    unread_announce(mission=mission, message=message)
+    return message
+
+
 def mission_retry(*, mission: Mission, user_id: int | None = None) -> bool:
     """Run a failed mission again (the same mission: no duplicate). False if it was not
     failed, e.g. a second click on Retry. A person's retry (`user_id`) runs the model again,
@@ -263,11 +373,13 @@ def mission_heartbeat(*, runs: dict[int, str]) -> int:
     return _held_by(runs).update(heartbeat_at=timezone.now())
 
 
-def mission_runs_held(*, runs: dict[int, str]) -> set[int]:
-    """Of these runs (mission id → run token), the missions they still hold."""
+def mission_runs_held(*, runs: dict[int, str]) -> dict[int, bool]:
+    """Of these runs (mission id → run token), the missions they still hold, each with
+    whether the person asked to stop it."""
     if not runs:
-        return set()
-    return set(_held_by(runs).values_list("pk", flat=True))
+        return {}
+    rows = _held_by(runs).values_list("pk", "stop_requested_at")
+    return {pk: asked is not None for pk, asked in rows}
 
 
 def mission_hand_back(*, runs: dict[int, str]) -> int:

@@ -29,6 +29,8 @@ class MissionStatus(models.TextChoices):
     RUNNING = "running", "Running"
     DONE = "done", "Done"
     FAILED = "failed", "Failed"
+    # The person stopped the reply: what had come is kept as the reply.
+    STOPPED = "stopped", "Stopped"
 
 
 class Mission(models.Model):
@@ -70,6 +72,9 @@ class Mission(models.Model):
     # reply that streams for minutes never looks abandoned.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The person asked to stop the reply while it ran: the run stops reading its stream
+    # at its next piece, keeps what came, and marks the mission stopped.
+    stop_requested_at = models.DateTimeField(null=True, blank=True)
     prompt_chars = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     cached_tokens = models.PositiveIntegerField(default=0)

@@ -32,6 +32,7 @@ PLAN_STATUS = {
     MissionStatus.RUNNING: "working",
     MissionStatus.DONE: "done",
     MissionStatus.FAILED: "failed",
+    MissionStatus.STOPPED: "stopped",
 }
 
 
@@ -44,6 +45,11 @@ def mission_get_for_user(*, user: User | AnonymousUser, mission_id: int) -> Miss
         .filter(pk=mission_id, channel__office__owner=user)
         .first()
     )
+
+
+def mission_in_channel(*, channel_id: int, mission_id: int) -> Mission | None:
+    """The mission if it is one of this channel's (the caller has authorized the channel)."""
+    return Mission.objects.filter(pk=mission_id, channel_id=channel_id).first()
 
 
 def message_list_for_session(*, session: ChatSession, limit: int) -> list[Message]:

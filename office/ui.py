@@ -23,6 +23,8 @@ def chat_strings() -> dict[str, object]:
         "plan_tokens": _("{prompt} prompt + {completion} completion tokens"),
         "retry": _("Retry"),
         "unread": _("{count} unread"),
+        "stopped": _("Stopped"),
+        "stopped_before_answer": _("Stopped before any answer came."),
         "answered_below": _("Answered below"),
         "start_new_session": _("Start new session"),
         "back_to_master": _("Back to the master channel"),
@@ -101,5 +103,7 @@ def chat_strings() -> dict[str, object]:
             "bad_text": _("The text holds characters that cannot be stored."),
             "too_many_delegates": _("This instruction delegates to too many employees."),
             "too_many_followups": _("These meeting notes hand out too many follow-ups."),
+            "cannot_stop": _("This reply is a part of a plan: it cannot be stopped on its own."),
+            "not_found": _("That mission is not in this channel."),
         },
     }

@@ -45,13 +45,22 @@ class SessionNewFrame(_ClientFrame):
     session_id: int | None = Field(default=None, ge=1, le=DB_ID_MAX)
 
 
+class StopFrame(_ClientFrame):
+    """Stop the reply of a mission of this channel: what came is kept."""
+
+    type: Literal["mission.stop"]
+    mission: int = Field(ge=1, le=DB_ID_MAX)
+
+
 class PingFrame(_ClientFrame):
     type: Literal["ping"]
 
 
-ClientFrame = Annotated[InstructionFrame | SessionNewFrame | PingFrame, Field(discriminator="type")]
+ClientFrame = Annotated[
+    InstructionFrame | SessionNewFrame | StopFrame | PingFrame, Field(discriminator="type")
+]
 client_frame = TypeAdapter(ClientFrame)
-CLIENT_FRAME_TYPES = ("instruction", "session.new", "ping")
+CLIENT_FRAME_TYPES = ("instruction", "session.new", "mission.stop", "ping")
 
 
 # --- server → client ---------------------------------------------------------------------

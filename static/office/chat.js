@@ -120,7 +120,13 @@
     }
     item.appendChild(meta);
     const body = el("div", "body");
-    if (message.kind === "employee") body.innerHTML = markdown(message.text);
+    const stopped = message.kind === "employee" && message.payload && message.payload.stopped;
+    if (stopped) {
+      item.classList.add("stopped");
+      meta.appendChild(el("span", "stopped-label", " · " + t("stopped")));
+    }
+    if (stopped && !message.text) body.textContent = t("stopped_before_answer");
+    else if (message.kind === "employee") body.innerHTML = markdown(message.text);
     // What the office says (errors, events, notices) comes rendered in the reader's
     // language by the server, from the translation catalogue.
     else body.textContent = message.text;
@@ -185,11 +191,30 @@
     });
   }
 
+  const stopButton = document.getElementById("stop");
+
   function updateWorking() {
     if (!working) return;
     working.hidden = pending.size === 0;
     working.textContent = pending.size ? t("working", { name: boot.employee || t("the_team") }) : "";
+    if (stopButton) { stopButton.hidden = pending.size === 0; stopButton.disabled = false; }
   }
+
+  // Stop generating: every reply this page is waiting for. What came stays, marked
+  // stopped; the server's reply.done takes the mission out of `pending`.
+  function stopReplies() {
+    if (!pending.size) return;
+    stopButton.disabled = true;
+    for (const missionId of pending) {
+      if (socket && socket.readyState === WebSocket.OPEN) {
+        socket.send(JSON.stringify({ type: "mission.stop", mission: missionId }));
+      } else {
+        api("POST", "/api/missions/" + missionId + "/stop").catch((error) => status(error.message));
+      }
+    }
+  }
+
+  if (stopButton) stopButton.addEventListener("click", stopReplies);
 
   function delta(frame) {
     let bubble = streams.get(frame.mission);
@@ -239,18 +264,31 @@
   let readThrough = 0;
   let readTimer = null;
 
+  function sendRead() {
+    clearTimeout(readTimer);
+    readTimer = null;
+    const through = lastId;
+    if (through <= readThrough) return;
+    // keepalive: a read sent as the person leaves for another channel still arrives.
+    fetch("/api/channels/" + boot.channel + "/read", {
+      method: "POST",
+      credentials: "same-origin",
+      keepalive: true,
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify({ message_id: through }),
+    }).then((response) => {
+      if (response.ok) readThrough = Math.max(readThrough, through);
+    }).catch(() => { /* the next message or visit marks it */ });
+  }
+
   function markRead() {
     if (document.visibilityState !== "visible" || lastId <= readThrough) return;
     clearTimeout(readTimer);
-    readTimer = setTimeout(() => {
-      const through = lastId;
-      api("POST", "/api/channels/" + boot.channel + "/read", { message_id: through })
-        .then(() => { readThrough = Math.max(readThrough, through); })
-        .catch(() => { /* the next message or visit marks it */ });
-    }, 150);
+    readTimer = setTimeout(sendRead, 150);
   }
 
   document.addEventListener("visibilitychange", markRead);
+  window.addEventListener("pagehide", () => { if (readTimer) sendRead(); });
 
   function unreadFrame(frame) {
     if (frame.channel === boot.channel) { markRead(); return; }

@@ -4,6 +4,7 @@ clickable links; search across the office's missions. In English and Korean, on 
 and on a phone, in Debian's Chromium."""
 
 import re
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +16,7 @@ from tests.browser.test_chat_in_browser import log_in, wait_connected
 
 from playwright.sync_api import Browser, Page, ViewportSize, expect  # isort: skip
 
+import tests.browser.conftest as browser_conftest
 from tests.browser.conftest import (
     DEMO_USER,
     VIEWPORT,
@@ -23,6 +25,7 @@ from tests.browser.conftest import (
     Problems,
     Server,
 )
+from tests.fake_openai import FAKE_API_KEY, FAKE_MODEL, FakeOpenAI, Reply
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
 KOREAN_USER = "seoyeon"
@@ -34,6 +37,43 @@ korean = User.objects.create_user({KOREAN_USER!r}, password={KOREAN_PASSWORD!r})
 office_create_with_team(owner=korean, name="서연네 사무실", language="ko")
 user_set_language(user=korean, language="ko")
 """
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[FakeOpenAI]:
+    """The model the server under test talks to through the real SDK: it echoes every
+    instruction ("Echo: …"), and streams a slow reply where a test scripts one."""
+    fake = FakeOpenAI().start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, model: FakeOpenAI) -> Iterator[Server]:
+    """The embedded server of the other browser tests, answering with the model above
+    instead of the offline one (a reply slow enough to stop takes a scripted model)."""
+    original = browser_conftest.server_environment
+
+    def environment(database: Any) -> dict[str, str]:
+        env = original(database)
+        env.update(
+            {
+                "LLM_PROVIDER": "openai",
+                "OPENAI_API_KEY": FAKE_API_KEY,
+                "OPENAI_BASE_URL": model.base_url,
+                "OPENAI_MODEL": FAKE_MODEL,
+                "OPENAI_MAX_ATTEMPTS": "1",
+            }
+        )
+        return env
+
+    browser_conftest.server_environment = environment
+    try:
+        yield from browser_conftest.server._get_wrapped_function()(tmp_path_factory)
+    finally:
+        browser_conftest.server_environment = original
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +144,17 @@ def _post(page: Page, url: str, body: dict[str, Any]) -> Any:
     )
 
 
+def _unread(page: Page, channel: int) -> int:
+    return int(next(c["unread"] for c in _channels(page) if c["id"] == channel))
+
+
+def _wait_until(condition: Any, seconds: float = WAIT_MS / 1000) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
 def _badge(page: Page, channel: int) -> Any:
     return page.locator(f'#channels .side-channel[data-channel="{channel}"] .unread')
 
@@ -138,9 +189,54 @@ def test_a_reply_in_another_channel_shows_as_unread_live_and_opening_it_clears_i
     expect(device.locator("#timeline li.msg.employee").last).to_be_visible()
     expect(_badge(device, other["id"])).to_be_hidden()
     # Read on the server too: the count is gone from the list and from another page.
-    device.wait_for_function(
-        f"""async () => (await (await fetch('/api/channels')).json())
-              .find((c) => c.id === {other["id"]}).unread === 0"""
-    )
+    _wait_until(lambda: _unread(device, other["id"]) == 0)
     device.goto(f"/c/{master}/")
     expect(_badge(device, other["id"])).to_be_hidden()
+
+
+def _send(page: Page, text: str) -> None:
+    page.fill("#instruction", text)
+    page.press("#instruction", "Enter")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_stop_cuts_a_streaming_reply_short_keeps_what_came_and_marks_it_stopped(
+    device: Page, people: dict[str, tuple[str, str]], lang: str, model: FakeOpenAI
+) -> None:
+    channel = _open(device, people, lang, "dm")
+    marker = uuid.uuid4().hex[:8]
+    word = "문단" if lang == "ko" else "paragraph"
+    chunks = [f"{word} {n}. " for n in range(60)]
+    model.enqueue_for(marker, Reply("".join(chunks), chunks=chunks, chunk_delay=0.15))
+    _send(device, f"{'긴 보고서를 써 줘' if lang == 'ko' else 'Write a long report'} {marker}")
+    streaming = device.locator("#timeline li.msg.streaming")
+    expect(streaming).to_contain_text(f"{word} 2.")
+    stop = device.locator("#stop")
+    expect(stop).to_be_visible()
+    expect(stop).to_have_text("중지" if lang == "ko" else "Stop")
+    # Beside the box pinned to the screen's bottom, on a phone too. (Clicked by its event:
+    # while a reply streams the page follows it, and the pointer's scroll-then-click
+    # races that.)
+    expect(stop).to_be_in_viewport()
+    stop.dispatch_event("click")
+    reply = device.locator("#timeline li.msg.employee.stopped").last
+    expect(reply).to_be_visible()
+    expect(reply.locator(".meta")).to_contain_text("중지됨" if lang == "ko" else "Stopped")
+    expect(stop).to_be_hidden()
+    expect(streaming).to_have_count(0)
+    shown = reply.locator(".body").inner_text()
+    assert shown.startswith(f"{word} 0.") and f"{word} 59." not in shown
+    missions = [
+        m
+        for m in device.request.get(f"/api/channels/{channel}/messages").json()["messages"]
+        if m["kind"] == "employee" and m["payload"].get("stopped")
+    ]
+    mission = device.request.get(f"/api/missions/{missions[-1]['mission']}").json()
+    assert mission["status"] == "stopped"
+    assert mission["reply"] == shown.strip()
+    # The stream stopped: nothing more comes in the seconds the rest would have taken.
+    device.wait_for_timeout(600)
+    assert (
+        device.locator("#timeline li.msg.employee.stopped").last.locator(".body").inner_text()
+        == shown
+    )
