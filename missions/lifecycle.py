@@ -16,7 +16,14 @@ from config.celery import queue_task_on_commit
 from config.prepared import PreparedUpdate
 from context.window import session_progress
 from memory.extraction import extract_at_once
-from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
+from missions.models import (
+    Message,
+    MessageKind,
+    Mission,
+    MissionAttempt,
+    MissionSource,
+    MissionStatus,
+)
 from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
 from missions.ratelimit import RateLimited, instruction_allowed
@@ -109,7 +116,7 @@ def mission_complete(
         kind=MessageKind.EMPLOYEE,
         author=mission.assignee,
         text=reply,
-        payload={"seq": mission.seq},
+        payload=_reply_payload(mission),
         created_at=finished_at,
         # reply.done carries the saved reply: one frame per reply, not two.
         announce=False,
@@ -142,6 +149,14 @@ def mission_complete(
     # and the read does not hold the write lock.
     transaction.on_commit(partial(_queue_followups, mission.session_id, mission.seq))
     return message
+
+
+def _reply_payload(mission: Mission) -> dict[str, Any]:
+    """A reply's timeline payload: its mission's seq, and which attempt it is once the
+    person regenerated the mission (the earlier replies stay above it)."""
+    if mission.regenerations:
+        return {"seq": mission.seq, "attempt": mission.regenerations + 1}
+    return {"seq": mission.seq}
 
 
 def _queue_followups(session_id: int, seq: int) -> None:
@@ -312,7 +327,7 @@ def _post_stopped(mission: Mission, usage: UsageData | None = None) -> Message:
         kind=MessageKind.EMPLOYEE,
         author_id=mission.assignee_id,
         text=mission.reply,
-        payload={"seq": mission.seq, "stopped": True},
+        payload={**_reply_payload(mission), "stopped": True},
         announce=False,
     )
     send_frame_on_commit(
@@ -323,6 +338,59 @@ def _post_stopped(mission: Mission, usage: UsageData | None = None) -> Message:
     )
     unread_announce(mission=mission, message=message)
     return message
+
+
+class RegenerateRefused(Exception):
+    """The mission cannot be answered again now: it is not finished, or it is a plan or
+    a part of one (its answer is the team's, not one reply)."""
+
+
+def mission_regenerate(*, mission: Mission, user_id: int | None = None) -> Mission:
+    """A new attempt of a finished (done or stopped) mission: the same mission runs again,
+    and the attempt it had is kept (MissionAttempt; its reply stays in the timeline). A
+    person's regenerate runs the model again, so it counts against their instruction
+    limit, as a retry does: RateLimited when over it."""
+    if mission.status not in (MissionStatus.DONE, MissionStatus.STOPPED):
+        raise RegenerateRefused("Only a finished reply can be regenerated.")
+    if mission.parent_id is not None or mission.children.exists():
+        raise RegenerateRefused("A plan and its parts cannot be regenerated one by one.")
+    if user_id is not None:
+        verdict = instruction_allowed(user_id=user_id, retry=True)
+        if not verdict.allowed:
+            raise RateLimited(retry_after=verdict.retry_after, cost=1)
+    with transaction.atomic():
+        row = (
+            Mission.objects.select_for_update()
+            .filter(pk=mission.pk, status__in=[MissionStatus.DONE, MissionStatus.STOPPED])
+            .first()
+        )
+        if row is None:
+            raise RegenerateRefused("Only a finished reply can be regenerated.")
+        MissionAttempt.objects.create(
+            mission=row,
+            number=row.regenerations + 1,
+            reply=row.reply,
+            status=row.status,
+            finished_at=row.finished_at,
+            prompt_chars=row.prompt_chars,
+            prompt_tokens=row.prompt_tokens,
+            cached_tokens=row.cached_tokens,
+            completion_tokens=row.completion_tokens,
+        )
+        Mission.objects.filter(pk=row.pk).update(
+            status=MissionStatus.QUEUED,
+            error="",
+            finished_at=None,
+            stop_requested_at=None,
+            regenerations=F("regenerations") + 1,
+        )
+        row.refresh_from_db()
+        try:
+            cache.delete(stop_flag_key(row.pk))  # the earlier attempt's stop is not this one's
+        except Exception:
+            logger.warning("could not clear the stop flag of mission %s", row.pk, exc_info=True)
+        mission_queue_run(row)
+    return row
 
 
 def mission_retry(*, mission: Mission, user_id: int | None = None) -> bool:

@@ -75,6 +75,14 @@ class Mission(models.Model):
     # The person asked to stop the reply while it ran: the run stops reading its stream
     # at its next piece, keeps what came, and marks the mission stopped.
     stop_requested_at = models.DateTimeField(null=True, blank=True)
+    # Edit and resend: the mission whose instruction the person edited into this one (that
+    # one is kept as it was).
+    edited_from = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="edits"
+    )
+    # How many times the person asked for a new attempt (Regenerate); the earlier
+    # attempts are kept (MissionAttempt, and their replies in the timeline).
+    regenerations = models.PositiveIntegerField(default=0)
     prompt_chars = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveIntegerField(default=0)
     cached_tokens = models.PositiveIntegerField(default=0)
@@ -106,6 +114,30 @@ class Mission(models.Model):
         """The instruction is the office's brief (a synthesis, a delegated part the chief
         of staff wrote), not the person's words."""
         return self.instruction_author == InstructionAuthor.OFFICE
+
+
+class MissionAttempt(models.Model):
+    """An earlier answer of a mission the person regenerated: its reply, how it ended and
+    what it cost, as they were before the new attempt."""
+
+    mission = models.ForeignKey(Mission, on_delete=models.CASCADE, related_name="earlier_attempts")
+    number = models.PositiveIntegerField()
+    reply = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=MissionStatus.choices)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    prompt_chars = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    cached_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["mission", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["mission", "number"], name="attempt_number_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.mission_id} attempt {self.number}"
 
 
 class MessageKind(models.TextChoices):

@@ -21,7 +21,15 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Length, TruncDate
 from django.utils import timezone
 
-from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus, ReadMarker
+from missions.models import (
+    Message,
+    MessageKind,
+    Mission,
+    MissionAttempt,
+    MissionSource,
+    MissionStatus,
+    ReadMarker,
+)
 from office.models import Channel, Office
 from realtime.frames import DelegateData, PlanData, SynthesisData
 from sessions.models import ChatSession
@@ -50,6 +58,11 @@ def mission_get_for_user(*, user: User | AnonymousUser, mission_id: int) -> Miss
 def mission_in_channel(*, channel_id: int, mission_id: int) -> Mission | None:
     """The mission if it is one of this channel's (the caller has authorized the channel)."""
     return Mission.objects.filter(pk=mission_id, channel_id=channel_id).first()
+
+
+def mission_attempts(*, mission: Mission) -> list[MissionAttempt]:
+    """The earlier attempts of a regenerated mission, oldest first."""
+    return list(MissionAttempt.objects.filter(mission=mission).order_by("number"))
 
 
 def message_list_for_session(*, session: ChatSession, limit: int) -> list[Message]:

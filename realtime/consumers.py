@@ -84,7 +84,11 @@ def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) ->
     if not _login_alive(scope):
         return None
     return instruction_accept(
-        channel=channel, text=frame.text, client_id=frame.client_id, user_id=scope["user"].pk
+        channel=channel,
+        text=frame.text,
+        client_id=frame.client_id,
+        user_id=scope["user"].pk,
+        edits=frame.edits,
     )
 
 

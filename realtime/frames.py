@@ -13,6 +13,11 @@ from language.storable import BAD_TEXT, text_problem
 # --- client → server ---------------------------------------------------------------------
 
 
+# The largest id a database row can have (a 64-bit signed integer): a larger number names
+# no row, and SQLite cannot even bind it.
+DB_ID_MAX = 2**63 - 1
+
+
 class _ClientFrame(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -21,6 +26,8 @@ class InstructionFrame(_ClientFrame):
     type: Literal["instruction"]
     text: str
     client_id: str = Field(default="", max_length=64)
+    # Edit and resend: the mission of this channel whose instruction this one edits.
+    edits: int | None = Field(default=None, ge=1, le=DB_ID_MAX)
 
     @field_validator("text", "client_id", mode="before")
     @classmethod
@@ -32,11 +39,6 @@ class InstructionFrame(_ClientFrame):
         if problem:
             raise PydanticCustomError(BAD_TEXT, problem)
         return value
-
-
-# The largest id a database row can have (a 64-bit signed integer): a larger number names
-# no row, and SQLite cannot even bind it.
-DB_ID_MAX = 2**63 - 1
 
 
 class SessionNewFrame(_ClientFrame):

@@ -240,3 +240,120 @@ def test_stop_cuts_a_streaming_reply_short_keeps_what_came_and_marks_it_stopped(
         device.locator("#timeline li.msg.employee.stopped").last.locator(".body").inner_text()
         == shown
     )
+
+
+def _last_reply(page: Page) -> Any:
+    return page.locator("#timeline li.msg.employee:not(.streaming)").last
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_regenerate_adds_a_new_attempt_and_keeps_the_earlier_reply(
+    device: Page, people: dict[str, tuple[str, str]], lang: str, model: FakeOpenAI
+) -> None:
+    _open(device, people, lang, "dm")
+    marker = uuid.uuid4().hex[:8]
+    first, second = (
+        ("첫 번째 답", "두 번째 답") if lang == "ko" else ("First answer", "Second answer")
+    )
+    model.enqueue_for(marker, Reply(f"{first} {marker}"))
+    _send(device, f"{'슬로건을 써 줘' if lang == 'ko' else 'Write a tagline'} {marker}")
+    expect(_last_reply(device)).to_contain_text(first)
+    model.enqueue_for(marker, Reply(f"{second} {marker}"))
+    regenerate = _last_reply(device).locator("button.regenerate")
+    expect(regenerate).to_have_text("다시 생성" if lang == "ko" else "Regenerate")
+    regenerate.click()
+    expect(_last_reply(device)).to_contain_text(second)
+    expect(_last_reply(device).locator(".meta")).to_contain_text(
+        "2번째 시도" if lang == "ko" else "attempt 2"
+    )
+    # The earlier attempt is still there, and only the newest reply offers another one.
+    replies = device.locator("#timeline li.msg.employee", has_text=marker)
+    expect(replies).to_have_count(2)
+    expect(replies.first).to_contain_text(first)
+    expect(replies.first.locator("button.regenerate")).to_have_count(0)
+    mission = _last_reply(device).get_attribute("data-mission")
+    attempts = device.request.get(f"/api/missions/{mission}/attempts").json()
+    assert [a["reply"] for a in attempts] == [f"{first} {marker}"]
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_edit_and_resend_sends_a_new_mission_linked_to_the_kept_original(
+    device: Page, people: dict[str, tuple[str, str]], lang: str
+) -> None:
+    channel = _open(device, people, lang, "dm")
+    marker = uuid.uuid4().hex[:8]
+    original = f"{'예산안 요약해 줘' if lang == 'ko' else 'Summarise the budget'} {marker}"
+    _send(device, original)
+    sent = device.locator("#timeline li.msg.user:not(.sending)", has_text=marker).last
+    expect(sent).to_be_visible()
+    seq = int((sent.get_attribute("id") or "").removeprefix("mission-"))
+    sent.locator("button.edit").click()
+    expect(device.locator("#instruction")).to_have_value(original)
+    expect(device.locator("#editing")).to_contain_text(f"#{seq}")
+    edited = original.replace(marker, f"{'세 줄로' if lang == 'ko' else 'in three lines'} {marker}")
+    device.fill("#instruction", edited)
+    device.press("#instruction", "Enter")
+    new = device.locator("#timeline li.msg.user:not(.sending)", has_text=edited)
+    expect(new).to_be_visible()
+    expect(device.locator("#editing")).to_be_hidden()
+    link = new.locator("a.edited-from")
+    expect(link).to_have_text(f"#{seq}에서 수정함" if lang == "ko" else f"Edited from #{seq}")
+    expect(link).to_have_attribute("href", f"#mission-{seq}")
+    # The original stays as it was, answered.
+    expect(device.locator(f"#mission-{seq} .body")).to_have_text(original)
+    messages = device.request.get(f"/api/channels/{channel}/messages").json()["messages"]
+    new_mission = next(
+        m["mission"] for m in messages if m["kind"] == "user" and m["text"] == edited
+    )
+    body = device.request.get(f"/api/missions/{new_mission}").json()
+    old_mission = next(
+        m["mission"] for m in messages if m["kind"] == "user" and m["text"] == original
+    )
+    assert body["edited_from"] == old_mission and body["instruction"] == edited
+
+
+XSS = (
+    "See https://example.com/launch?a=1&b=2, [the docs](https://docs.example.com/x) and "
+    '[click](javascript:window.__pwned=1) <img src=x onerror="window.__pwned=1"> '
+    'https://evil.example/"onmouseover="window.__pwned=1'
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_links_in_a_reply_are_clickable_safe_and_copy_copies_the_reply(
+    device: Page, people: dict[str, tuple[str, str]], lang: str
+) -> None:
+    device.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    _open(device, people, lang, "dm")
+    marker = uuid.uuid4().hex[:8]
+    _send(device, f"{'링크 확인' if lang == 'ko' else 'Check links'} {marker} {XSS}")
+    reply = _last_reply(device)
+    expect(reply).to_contain_text(marker)  # the fake model echoes the instruction
+    links = reply.locator(".body a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert hrefs == [
+        "https://example.com/launch?a=1&b=2",
+        "https://docs.example.com/x",
+        "https://evil.example/",
+    ]
+    for i in range(links.count()):
+        assert links.nth(i).get_attribute("rel") == "noopener noreferrer"
+        assert links.nth(i).get_attribute("target") == "_blank"
+    assert reply.locator(".body img").count() == 0
+    assert reply.locator("[onerror], [onmouseover]").count() == 0
+    expect(reply.locator(".body")).to_contain_text("[click](javascript:window.__pwned=1)")
+    expect(reply.locator(".body")).to_contain_text("<img src=x")
+    reply.locator(".body a").last.hover()
+    assert device.evaluate("window.__pwned") is None
+    # The user's own message links the same way, and stays text otherwise.
+    mine = device.locator("#timeline li.msg.user", has_text=marker).last
+    assert (
+        mine.locator(".body a").first.get_attribute("href") == "https://example.com/launch?a=1&b=2"
+    )
+    assert mine.locator(".body img").count() == 0
+    copy = reply.locator("button.copy")
+    expect(copy).to_have_text("복사" if lang == "ko" else "Copy")
+    copy.click()
+    expect(copy).to_have_text("복사했어요" if lang == "ko" else "Copied")
+    copied = device.evaluate("navigator.clipboard.readText()")
+    assert marker in copied and copied.startswith("Echo: ")
