@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.celery import queue_task
+from context.finding import mission_search
 from missions.selectors import (
     message_list_for_session,
     missions_in_progress,
@@ -44,7 +45,7 @@ from office.services import (
     user_set_language,
 )
 from office.ui import chat_strings
-from sessions.selectors import session_current, session_list
+from sessions.selectors import session_current, session_currents, session_list
 
 TIMELINE_LIMIT = 300
 ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
@@ -204,6 +205,39 @@ def project_create_view(request: HttpRequest) -> HttpResponse:
         )
         return redirect("office:chat", channel_id=channel.pk)
     return _render_home(request, office, project_form=form, status=400)
+
+
+@login_required
+def search_view(request: HttpRequest) -> HttpResponse:
+    """Search across the office's missions; each result opens its mission in its channel."""
+    office = _office(request)
+    query = request.GET.get("q", "").strip()[: settings.MAX_INSTRUCTION_CHARS]
+    hits = mission_search(user=_user(request), text=query) if query else []
+    channels = {c.pk: c for c in channel_list_for_office(office=office)}
+    currents = session_currents(channel_ids=list(channels))
+    results = []
+    for hit in hits:
+        channel = channels.get(hit.channel)
+        if channel is None:
+            continue  # another office of the same person: listed from its own page
+        title, kind_label = _channel_title(channel)
+        current = currents.get(channel.pk)
+        past = current is None or current.pk != hit.session
+        results.append(
+            {
+                "hit": hit,
+                "channel_title": title,
+                "kind_label": kind_label,
+                "url": f"/c/{channel.pk}/"
+                + (f"?session={hit.session}" if past else "")
+                + f"#mission-{hit.seq}",
+            }
+        )
+    return render(
+        request,
+        "office/search.html",
+        {"office": office, "query": query, "results": results, "searched": bool(query)},
+    )
 
 
 @login_required

@@ -901,5 +901,12 @@
   });
 
   boot.messages.forEach(render);
+  // A search result opens its mission here: shown and marked, not the newest message.
+  const named = location.hash.match(/^#mission-(\d+)$/);
+  const found = named && document.getElementById("mission-" + named[1]);
+  if (found) {
+    found.classList.add("found");
+    found.scrollIntoView({ block: "center" });
+  }
   connect();
 })();
