@@ -357,3 +357,41 @@ def test_links_in_a_reply_are_clickable_safe_and_copy_copies_the_reply(
     expect(copy).to_have_text("복사했어요" if lang == "ko" else "Copied")
     copied = device.evaluate("navigator.clipboard.readText()")
     assert marker in copied and copied.startswith("Echo: ")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_search_finds_a_mission_across_channels_and_opens_it_in_its_channel(
+    device: Page, people: dict[str, tuple[str, str]], lang: str, model: FakeOpenAI
+) -> None:
+    master = _open(device, people, lang, "master")
+    marker = uuid.uuid4().hex[:8]
+    if lang == "ko":
+        instruction, query = f"분기 예산을 정리해 줘 {marker}", f"예산이 {marker}"
+    else:
+        instruction, query = f"Summarise the quarterly budgets {marker}", f"budget {marker}"
+    sent = _post(device, f"/api/channels/{master}/instructions", {"text": instruction})
+    assert sent["status"] == 202
+    seq = sent["body"]["mission"]["seq"]
+    _wait_until(
+        lambda: (
+            device.request.get(f"/api/missions/{sent['body']['mission']['id']}").json()["status"]
+            == "done"
+        )
+    )
+    # From another channel's sidebar.
+    device.goto(f"/c/{_channel(device, 'all')}/")
+    box = device.locator("#side-search-q")
+    expect(box).to_have_attribute("placeholder", "미션 검색" if lang == "ko" else "Search missions")
+    box.fill(query)
+    box.press("Enter")
+    device.wait_for_url(re.compile(r"/search/\?q="))
+    results = device.locator("#search-results .search-result")
+    # Best first: the mission that shares the rare marker too.
+    expect(results.first).to_contain_text(marker)
+    results.first.locator("a.open-mission").click()
+    device.wait_for_url(re.compile(rf"/c/{master}/#mission-{seq}$"))
+    shown = device.locator(f"#mission-{seq}")
+    expect(shown).to_have_class(re.compile(r"\bfound\b"))
+    expect(shown).to_be_in_viewport()
+    device.goto("/search/?q=qwxzvkjj")
+    expect(device.locator("#no-results")).to_be_visible()
