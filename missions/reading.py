@@ -57,5 +57,6 @@ def unread_announce(*, mission: Mission, message: Message) -> None:
         return
     send_user_frame_on_commit(
         owner_id,
-        ChannelUnreadFrame(channel=mission.channel_id, message=message.pk, mission=mission.pk),
+        ChannelUnreadFrame(channel=mission.channel_id, message_id=message.pk, mission=mission.pk),
+        except_channel=mission.channel_id,
     )

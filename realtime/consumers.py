@@ -365,6 +365,8 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         serialized the frame once for every socket."""
         if self.login_ended:
             return
+        if self.channel is not None and event.get("except_channel") == self.channel.pk:
+            return  # this socket's channel group carried it already
         text = event.get("text")
         if text is None:
             # The envelope of a sender from before frames were sent as text (a worker of

@@ -186,12 +186,12 @@ class PlanFrame(BaseModel):
 
 class ChannelUnreadFrame(BaseModel):
     """A reply or a failure was saved in one of the person's channels. Sent to every
-    socket of theirs, whichever channel it shows: the sidebar counts it as unread, and
-    the page showing that channel marks it read."""
+    socket of theirs that shows another channel (the page showing that channel has the
+    reply itself, and marks it read): the sidebar counts it as unread."""
 
     type: Literal["channel.unread"] = "channel.unread"
     channel: int
-    message: int
+    message_id: int
     mission: int
 
 

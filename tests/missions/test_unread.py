@@ -152,11 +152,25 @@ async def test_a_reply_in_another_channel_reaches_the_open_page_as_an_unread_fra
     assert frame == {
         "type": "channel.unread",
         "channel": theo.pk,
-        "message": reply,
+        "message_id": reply,
         "mission": mission.pk,
     }
     # The master channel's socket is not sent Theo's timeline: only that it has something.
     assert [f["type"] for f in frames] == ["channel.unread"]
+    await socket.disconnect()
+
+
+async def test_the_page_showing_the_channel_gets_the_reply_and_no_unread_frame(
+    model: FakeOpenAI,
+) -> None:
+    user, theo, _ = await _setup()
+    _, _, socket = await open_socket(theo.pk, user)
+    await database_sync_to_async(instruction_accept)(channel=theo, text="Draft a tagline")
+    frames: list[dict[str, Any]] = []
+    while not frames or frames[-1]["type"] != "reply.done":
+        frames.append(await socket.receive_json_from(timeout=10))
+    assert await socket.receive_nothing(timeout=0.3)
+    assert "channel.unread" not in [f["type"] for f in frames]
     await socket.disconnect()
 
 
@@ -175,7 +189,9 @@ def test_a_failed_mission_announces_itself_to_the_owner(
     from missions import reading
 
     sent: list[tuple[int, Any]] = []
-    monkeypatch.setattr(reading, "send_user_frame_on_commit", lambda u, f: sent.append((u, f)))
+    monkeypatch.setattr(
+        reading, "send_user_frame_on_commit", lambda u, f, **kw: sent.append((u, f))
+    )
     user = make_user()
     theo = dm_channel(make_office(user))
     model.enqueue(Fail(400))
