@@ -11,14 +11,27 @@ from ninja.responses import Status
 from context.selectors import context_for_next
 from language.storable import BAD_TEXT, text_problem
 from missions.intake import RETIRED, InstructionRejected, RateLimited, instruction_accept
-from missions.lifecycle import mission_retry
-from missions.models import Mission
-from missions.selectors import message_list_after, mission_get_for_user, plan_data
+from missions.lifecycle import (
+    RegenerateRefused,
+    StopRefused,
+    mission_regenerate,
+    mission_retry,
+    mission_stop,
+)
+from missions.models import Mission, MissionAttempt
+from missions.reading import channel_mark_read
+from missions.selectors import (
+    message_list_after,
+    mission_attempts,
+    mission_get_for_user,
+    plan_data,
+    unread_counts,
+)
 from missions.timeline import message_data
 from office.auth import session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
-from realtime.frames import MessageData, PlanData
+from realtime.frames import DB_ID_MAX, MessageData, PlanData
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
 from sessions.services import session_start_new
@@ -53,6 +66,19 @@ class ChannelOut(Schema):
     office: int
     employee: str | None
     current_session: SessionOut | None
+    # Replies and failures saved since you last read the channel.
+    unread: int
+
+
+class ReadIn(Schema):
+    message_id: int = Field(
+        ..., ge=0, le=DB_ID_MAX, description="The newest message you were shown."
+    )
+
+
+class ReadOut(Schema):
+    channel: int
+    read_through: int
 
 
 class TimelineOut(Schema):
@@ -78,6 +104,21 @@ class MissionOut(Schema):
     prompt_tokens: int
     cached_tokens: int
     completion_tokens: int
+    # Edit and resend: the mission this one's instruction was edited from.
+    edited_from: int | None
+    # How many new attempts the person asked for (the earlier ones: /attempts).
+    regenerations: int
+
+
+class AttemptOut(Schema):
+    number: int
+    reply: str
+    status: str
+    finished_at: datetime | None
+    prompt_chars: int
+    prompt_tokens: int
+    cached_tokens: int
+    completion_tokens: int
 
 
 class InstructionIn(Schema):
@@ -89,6 +130,12 @@ class InstructionIn(Schema):
             "Your id for this send, at most 64 characters; a resend with it is not a second "
             "mission."
         ),
+    )
+    edits: int | None = Field(
+        None,
+        ge=1,
+        le=DB_ID_MAX,
+        description="Edit and resend: the mission of this channel whose instruction this edits.",
     )
 
 
@@ -140,6 +187,8 @@ def _mission_out(mission: Mission) -> dict[str, Any]:
         "prompt_tokens": mission.prompt_tokens,
         "cached_tokens": mission.cached_tokens,
         "completion_tokens": mission.completion_tokens,
+        "edited_from": mission.edited_from_id,
+        "regenerations": mission.regenerations,
     }
 
 
@@ -154,6 +203,7 @@ def _current_session(channel: Channel) -> ChatSession:
 def channels(request: HttpRequest) -> list[dict[str, Any]]:
     channels = list(channel_list_for_user(user=_user(request)))
     currents = session_currents(channel_ids=[c.pk for c in channels])
+    unread = unread_counts(user_id=_user(request).pk, channel_ids=[c.pk for c in channels])
     return [
         {
             "id": channel.pk,
@@ -162,6 +212,7 @@ def channels(request: HttpRequest) -> list[dict[str, Any]]:
             "office": channel.office_id,
             "employee": channel.employee.name if channel.employee else None,
             "current_session": currents.get(channel.pk),
+            "unread": unread.get(channel.pk, 0),
         }
         for channel in channels
     ]
@@ -182,6 +233,19 @@ def messages(
 
 
 @router.post(
+    "channels/{channel_id}/read",
+    response=ReadOut,
+    summary="Mark the channel read up to a message (its unread count drops to what came after)",
+)
+def read(request: HttpRequest, channel_id: int, body: ReadIn) -> dict[str, Any]:
+    channel = _channel(request, channel_id)
+    through = channel_mark_read(
+        user_id=_user(request).pk, channel=channel, through_message_id=body.message_id
+    )
+    return {"channel": channel.pk, "read_through": through}
+
+
+@router.post(
     "channels/{channel_id}/instructions",
     response={202: AcceptedOut, 400: ErrorOut, 409: ErrorOut, 429: RateLimitedOut},
     summary="Give an instruction; the reply arrives on the timeline",
@@ -192,7 +256,11 @@ def instructions(
     channel = _channel(request, channel_id)
     try:
         accepted = instruction_accept(
-            channel=channel, text=body.text, client_id=body.client_id, user_id=_user(request).pk
+            channel=channel,
+            text=body.text,
+            client_id=body.client_id,
+            user_id=_user(request).pk,
+            edits=body.edits,
         )
     except RateLimited as exc:
         response["Retry-After"] = str(exc.retry_after)
@@ -268,6 +336,65 @@ def retry(request: HttpRequest, mission_id: int, response: HttpResponse) -> Stat
             429, {"code": exc.code, "message": exc.message, "retry_after": exc.retry_after}
         )
     return Status(202, {"retried": retried, "mission": _mission_out(found)})
+
+
+class StopOut(Schema):
+    stopped: bool
+    mission: MissionOut
+
+
+@router.post(
+    "missions/{mission_id}/stop",
+    response={202: StopOut, 409: ErrorOut},
+    summary="Stop a mission's reply: what came is kept, the mission is marked stopped",
+)
+def stop(request: HttpRequest, mission_id: int) -> Status[dict[str, Any]]:
+    found = mission_get_for_user(user=_user(request), mission_id=mission_id)
+    if found is None:
+        raise HttpError(404, "No such mission.")
+    try:
+        stopped = mission_stop(mission=found)
+    except StopRefused as exc:
+        return Status(409, {"code": "cannot_stop", "message": str(exc)})
+    return Status(202, {"stopped": stopped, "mission": _mission_out(found)})
+
+
+@router.post(
+    "missions/{mission_id}/regenerate",
+    response={202: MissionOut, 409: ErrorOut, 429: RateLimitedOut},
+    summary="A new attempt of a finished mission; the earlier attempt is kept. Counts as an "
+    "instruction",
+)
+def regenerate(
+    request: HttpRequest, mission_id: int, response: HttpResponse
+) -> Status[dict[str, Any]]:
+    user = _user(request)
+    found = mission_get_for_user(user=user, mission_id=mission_id)
+    if found is None:
+        raise HttpError(404, "No such mission.")
+    try:
+        again = mission_regenerate(mission=found, user_id=user.pk)
+    except RateLimited as exc:
+        response["Retry-After"] = str(exc.retry_after)
+        return Status(
+            429, {"code": exc.code, "message": exc.message, "retry_after": exc.retry_after}
+        )
+    except RegenerateRefused as exc:
+        return Status(409, {"code": "cannot_regenerate", "message": str(exc)})
+    again.assignee = found.assignee
+    return Status(202, _mission_out(again))
+
+
+@router.get(
+    "missions/{mission_id}/attempts",
+    response=list[AttemptOut],
+    summary="The earlier attempts of a regenerated mission, oldest first",
+)
+def attempts(request: HttpRequest, mission_id: int) -> list[MissionAttempt]:
+    found = mission_get_for_user(user=_user(request), mission_id=mission_id)
+    if found is None:
+        raise HttpError(404, "No such mission.")
+    return mission_attempts(mission=found)
 
 
 @router.get(

@@ -87,6 +87,7 @@ def mission_open(
     message_office_text: dict[str, Any] | None = None,
     payload: dict[str, Any] | None = None,
     counted: bool = False,
+    edited_from: Mission | None = None,
 ) -> Opened:
     """The mission for this instruction, whether it is new, and its message.
 
@@ -125,7 +126,18 @@ def mission_open(
         expected_output=expected_output,
         client_id=client_id,
         created_at=created_at,
+        edited_from=edited_from,
     )
+    if edited_from is not None:
+        # The page links the new instruction to the one it was edited from.
+        payload = {
+            **(payload or {}),
+            "edited_from": {
+                "mission": edited_from.pk,
+                "seq": edited_from.seq,
+                "session": edited_from.session_id,
+            },
+        }
     message = message_post(
         channel_id=session.channel_id,
         session_id=session.pk,

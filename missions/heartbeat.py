@@ -22,9 +22,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import close_old_connections, connection
 
-from missions.lifecycle import mission_hand_back, mission_heartbeat, mission_runs_held
+from missions.lifecycle import (
+    mission_hand_back,
+    mission_heartbeat,
+    mission_runs_held,
+    stop_flag_key,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +45,33 @@ _confirmed: dict[int, float] = {}
 _lost: set[int] = set()
 # Set by a reply that needs its hold confirmed now rather than at the next interval.
 _urgent = threading.Event()
+# The runs whose person asked them to stop (seen in the cache or by a beat), and when each
+# run last looked at the cache: at most every STOP_CHECK_INTERVAL seconds, not per piece.
+_stop_asked: set[int] = set()
+_stop_checked: dict[int, float] = {}
+STOP_CHECK_INTERVAL = 0.1
+
+
+def stop_asked(mission_id: int) -> bool:
+    """Whether the person asked to stop this run's reply: the shared cache's flag (set by
+    missions.lifecycle.mission_stop), looked at every STOP_CHECK_INTERVAL seconds, or the
+    database's, brought by the last beat."""
+    now = time.monotonic()
+    with _lock:
+        if mission_id in _stop_asked:
+            return True
+        if now - _stop_checked.get(mission_id, 0.0) < STOP_CHECK_INTERVAL:
+            return False
+        _stop_checked[mission_id] = now
+    try:
+        asked = bool(cache.get(stop_flag_key(mission_id)))
+    except Exception:
+        logger.warning("could not read the stop flag of mission %s", mission_id, exc_info=True)
+        return False
+    if asked:
+        with _lock:
+            _stop_asked.add(mission_id)
+    return asked
 
 
 def hold_confirmed(mission_id: int) -> bool | None:
@@ -106,6 +139,8 @@ def _beat_forever() -> None:
                         continue  # that run ended meanwhile
                     if mission_id in held:
                         _confirmed[mission_id] = now
+                        if held[mission_id]:
+                            _stop_asked.add(mission_id)
                     else:
                         _lost.add(mission_id)
         except Exception:
@@ -125,6 +160,7 @@ def beating(mission_id: int, run_token: str) -> Iterator[None]:
         _runs[mission_id] = run_token
         _confirmed[mission_id] = time.monotonic()  # the claim just took it
         _lost.discard(mission_id)
+        _stop_asked.discard(mission_id)
         if _thread is None or not _thread.is_alive():
             _thread = threading.Thread(target=_beat_forever, name="mission-heartbeat", daemon=True)
             _thread.start()
@@ -139,3 +175,5 @@ def beating(mission_id: int, run_token: str) -> Iterator[None]:
                 del _runs[mission_id]
                 _confirmed.pop(mission_id, None)
                 _lost.discard(mission_id)
+                _stop_asked.discard(mission_id)
+                _stop_checked.pop(mission_id, None)

@@ -100,7 +100,12 @@ def _check_fan_out(route: Route) -> None:
 
 
 def instruction_accept(
-    *, channel: Channel, text: str, client_id: str = "", user_id: int | None = None
+    *,
+    channel: Channel,
+    text: str,
+    client_id: str = "",
+    user_id: int | None = None,
+    edits: int | None = None,
 ) -> Accepted:
     """Save an instruction from any route, then queue its reply. Never calls a model.
 
@@ -133,6 +138,13 @@ def instruction_accept(
             f"{channel.employee.name} has retired: this channel is read-only. "
             "Give the work to someone else.",
         )
+    edited = None
+    if edits is not None:
+        # Edit and resend: a new mission, linked to the one edited (kept as it was). One of
+        # another channel gets the same answer as one that does not exist.
+        edited = Mission.objects.filter(pk=edits, channel=channel).first()
+        if edited is None:
+            raise InstructionRejected("bad_edit", "The mission to edit is not in this channel.")
     # A 1:1 instruction that names nobody is routed without the office's employees.
     employees = (
         list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
@@ -155,7 +167,9 @@ def instruction_accept(
         if not verdict.allowed:
             raise RateLimited(retry_after=verdict.retry_after, cost=cost)
     try:
-        return _accept_new(channel=channel, route=route, text=text, client_id=client_id)
+        return _accept_new(
+            channel=channel, route=route, text=text, client_id=client_id, edited=edited
+        )
     except IntegrityError:
         # The same client_id sent twice at once: the constraint let one through.
         resent = _resent(channel=channel, client_id=client_id) if client_id else None
@@ -182,7 +196,9 @@ def _resent(*, channel: Channel, client_id: str) -> Accepted | None:
     return Accepted(mission=mission, message=message, created=False)
 
 
-def _accept_new(*, channel: Channel, route: Route, text: str, client_id: str) -> Accepted:
+def _accept_new(
+    *, channel: Channel, route: Route, text: str, client_id: str, edited: Mission | None = None
+) -> Accepted:
     with transaction.atomic():
         session = session_count_current(channel=channel)
         opened = mission_open(
@@ -192,6 +208,7 @@ def _accept_new(*, channel: Channel, route: Route, text: str, client_id: str) ->
             instruction=text,
             client_id=client_id,
             counted=True,
+            edited_from=edited,
         )
         mission, message = opened.mission, opened.message
         assert message is not None

@@ -6,6 +6,7 @@ from datetime import datetime
 from functools import partial
 from typing import Any
 
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
@@ -15,10 +16,18 @@ from config.celery import queue_task_on_commit
 from config.prepared import PreparedUpdate
 from context.window import session_progress
 from memory.extraction import extract_at_once
-from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
+from missions.models import (
+    Message,
+    MessageKind,
+    Mission,
+    MissionAttempt,
+    MissionSource,
+    MissionStatus,
+)
 from missions.plans import plan_child_changed, plan_synthesis_changed
 from missions.queueing import mission_queue_run
 from missions.ratelimit import RateLimited, instruction_allowed
+from missions.reading import unread_announce
 from missions.texts import office_text
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
@@ -107,7 +116,7 @@ def mission_complete(
         kind=MessageKind.EMPLOYEE,
         author=mission.assignee,
         text=reply,
-        payload={"seq": mission.seq},
+        payload=_reply_payload(mission),
         created_at=finished_at,
         # reply.done carries the saved reply: one frame per reply, not two.
         announce=False,
@@ -125,6 +134,7 @@ def mission_complete(
             ),
         ),
     )
+    unread_announce(mission=mission, message=message)
     _tell_plan(mission)
     if mission.source == MissionSource.MEETING_FOLLOWUP and mission.parent_id is not None:
         _report_back(mission)
@@ -139,6 +149,14 @@ def mission_complete(
     # and the read does not hold the write lock.
     transaction.on_commit(partial(_queue_followups, mission.session_id, mission.seq))
     return message
+
+
+def _reply_payload(mission: Mission) -> dict[str, Any]:
+    """A reply's timeline payload: its mission's seq, and which attempt it is once the
+    person regenerated the mission (the earlier replies stay above it)."""
+    if mission.regenerations:
+        return {"seq": mission.seq, "attempt": mission.regenerations + 1}
+    return {"seq": mission.seq}
 
 
 def _queue_followups(session_id: int, seq: int) -> None:
@@ -208,8 +226,171 @@ def mission_fail(
         office_text=office_text("could_not_answer", employee=mission.assignee.name, error=message),
         payload={"code": code, "retry": True, "seq": mission.seq},
     )
+    unread_announce(mission=mission, message=posted)
     _tell_plan(mission)
     return posted
+
+
+# The flag a running reply checks between the pieces of its stream: in the shared cache
+# (Redis in production, the process's own memory in the embedded default, where replies run
+# in the web process), so the worker streaming the reply sees it within a piece or two.
+# The database's `stop_requested_at` stays the truth: the heartbeat reads it too, in case
+# the cache lost the flag.
+STOP_FLAG_SECONDS = 3600
+
+
+def stop_flag_key(mission_id: int) -> str:
+    return f"mission-stop:{mission_id}"
+
+
+class StopRefused(Exception):
+    """The mission cannot be stopped: it has ended, or it is a part of a plan."""
+
+
+def mission_stop(*, mission: Mission) -> bool:
+    """The person stops a reply. A queued mission is stopped at once (nothing came); a
+    running one is asked to stop, and its run saves what came and marks it stopped.
+    False when it had already ended (a second click). Parts of a plan (delegations,
+    syntheses, follow-ups) are not stopped one by one: StopRefused."""
+    if mission.parent_id is not None:
+        raise StopRefused("A part of a plan cannot be stopped on its own.")
+    now = timezone.now()
+    with transaction.atomic():
+        stopped_queued = Mission.objects.filter(pk=mission.pk, status=MissionStatus.QUEUED).update(
+            status=MissionStatus.STOPPED, stop_requested_at=now, finished_at=now, reply=""
+        )
+        if stopped_queued:
+            mission.status, mission.stop_requested_at, mission.finished_at = (
+                MissionStatus.STOPPED,
+                now,
+                now,
+            )
+            mission.reply = ""
+            _post_stopped(mission)
+            return True
+    asked = Mission.objects.filter(
+        pk=mission.pk, status=MissionStatus.RUNNING, stop_requested_at__isnull=True
+    ).update(stop_requested_at=now)
+    if asked:
+        mission.stop_requested_at = now
+        try:
+            cache.set(stop_flag_key(mission.pk), True, STOP_FLAG_SECONDS)
+        except Exception:
+            # The cache is down: the heartbeat brings the request to the run instead.
+            logger.warning("could not flag mission %s to stop", mission.pk, exc_info=True)
+    return bool(asked)
+
+
+@transaction.atomic
+def mission_save_stopped(
+    *,
+    mission: Mission,
+    reply: str,
+    prompt_chars: int = 0,
+    prompt_tokens: int = 0,
+    cached_tokens: int = 0,
+    completion_tokens: int = 0,
+    run_token: str | None = None,
+) -> Message | None:
+    """The run stopped at the person's request: what came is the reply, the mission is
+    stopped (it can be regenerated). Only if that run still holds the mission."""
+    if not _still_held(
+        mission,
+        run_token,
+        reply=reply,
+        status=MissionStatus.STOPPED,
+        error="",
+        finished_at=timezone.now(),
+        prompt_chars=prompt_chars,
+        prompt_tokens=prompt_tokens,
+        cached_tokens=cached_tokens,
+        completion_tokens=completion_tokens,
+    ):
+        return None
+    return _post_stopped(
+        mission,
+        usage=UsageData(
+            prompt_chars=prompt_chars,
+            prompt_tokens=prompt_tokens,
+            cached_tokens=cached_tokens,
+            completion_tokens=completion_tokens,
+        ),
+    )
+
+
+def _post_stopped(mission: Mission, usage: UsageData | None = None) -> Message:
+    """The stopped reply in the timeline: what came (maybe nothing), marked stopped."""
+    message = message_post(
+        channel_id=mission.channel_id,
+        session_id=mission.session_id,
+        mission=mission,
+        kind=MessageKind.EMPLOYEE,
+        author_id=mission.assignee_id,
+        text=mission.reply,
+        payload={**_reply_payload(mission), "stopped": True},
+        announce=False,
+    )
+    send_frame_on_commit(
+        mission.channel_id,
+        ReplyDoneFrame(
+            mission=mission.pk, message=message_data(message), usage=usage or UsageData()
+        ),
+    )
+    unread_announce(mission=mission, message=message)
+    return message
+
+
+class RegenerateRefused(Exception):
+    """The mission cannot be answered again now: it is not finished, or it is a plan or
+    a part of one (its answer is the team's, not one reply)."""
+
+
+def mission_regenerate(*, mission: Mission, user_id: int | None = None) -> Mission:
+    """A new attempt of a finished (done or stopped) mission: the same mission runs again,
+    and the attempt it had is kept (MissionAttempt; its reply stays in the timeline). A
+    person's regenerate runs the model again, so it counts against their instruction
+    limit, as a retry does: RateLimited when over it."""
+    if mission.status not in (MissionStatus.DONE, MissionStatus.STOPPED):
+        raise RegenerateRefused("Only a finished reply can be regenerated.")
+    if mission.parent_id is not None or mission.children.exists():
+        raise RegenerateRefused("A plan and its parts cannot be regenerated one by one.")
+    if user_id is not None:
+        verdict = instruction_allowed(user_id=user_id, retry=True)
+        if not verdict.allowed:
+            raise RateLimited(retry_after=verdict.retry_after, cost=1)
+    with transaction.atomic():
+        row = (
+            Mission.objects.select_for_update()
+            .filter(pk=mission.pk, status__in=[MissionStatus.DONE, MissionStatus.STOPPED])
+            .first()
+        )
+        if row is None:
+            raise RegenerateRefused("Only a finished reply can be regenerated.")
+        MissionAttempt.objects.create(
+            mission=row,
+            number=row.regenerations + 1,
+            reply=row.reply,
+            status=row.status,
+            finished_at=row.finished_at,
+            prompt_chars=row.prompt_chars,
+            prompt_tokens=row.prompt_tokens,
+            cached_tokens=row.cached_tokens,
+            completion_tokens=row.completion_tokens,
+        )
+        Mission.objects.filter(pk=row.pk).update(
+            status=MissionStatus.QUEUED,
+            error="",
+            finished_at=None,
+            stop_requested_at=None,
+            regenerations=F("regenerations") + 1,
+        )
+        row.refresh_from_db()
+        try:
+            cache.delete(stop_flag_key(row.pk))  # the earlier attempt's stop is not this one's
+        except Exception:
+            logger.warning("could not clear the stop flag of mission %s", row.pk, exc_info=True)
+        mission_queue_run(row)
+    return row
 
 
 def mission_retry(*, mission: Mission, user_id: int | None = None) -> bool:
@@ -260,11 +441,13 @@ def mission_heartbeat(*, runs: dict[int, str]) -> int:
     return _held_by(runs).update(heartbeat_at=timezone.now())
 
 
-def mission_runs_held(*, runs: dict[int, str]) -> set[int]:
-    """Of these runs (mission id → run token), the missions they still hold."""
+def mission_runs_held(*, runs: dict[int, str]) -> dict[int, bool]:
+    """Of these runs (mission id → run token), the missions they still hold, each with
+    whether the person asked to stop it."""
     if not runs:
-        return set()
-    return set(_held_by(runs).values_list("pk", flat=True))
+        return {}
+    rows = _held_by(runs).values_list("pk", "stop_requested_at")
+    return {pk: asked is not None for pk, asked in rows}
 
 
 def mission_hand_back(*, runs: dict[int, str]) -> int:

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -29,6 +30,8 @@ class MissionStatus(models.TextChoices):
     RUNNING = "running", _("Running")
     DONE = "done", _("Done")
     FAILED = "failed", _("Failed")
+    # The person stopped the reply: what had come is kept as the reply.
+    STOPPED = "stopped", _("Stopped")
 
 
 class Mission(models.Model):
@@ -89,6 +92,22 @@ class Mission(models.Model):
     # reply that streams for minutes never looks abandoned.
     heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+    # The person asked to stop the reply while it ran: the run stops reading its stream
+    # at its next piece, keeps what came, and marks the mission stopped.
+    stop_requested_at = models.DateTimeField(_("stop requested at"), null=True, blank=True)
+    # Edit and resend: the mission whose instruction the person edited into this one (that
+    # one is kept as it was).
+    edited_from = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="edits",
+        verbose_name=_("edited from"),
+    )
+    # How many times the person asked for a new attempt (Regenerate); the earlier
+    # attempts are kept (MissionAttempt, and their replies in the timeline).
+    regenerations = models.PositiveIntegerField(_("regenerations"), default=0)
     prompt_chars = models.PositiveIntegerField(_("prompt chars"), default=0)
     prompt_tokens = models.PositiveIntegerField(_("prompt tokens"), default=0)
     cached_tokens = models.PositiveIntegerField(_("cached tokens"), default=0)
@@ -122,6 +141,30 @@ class Mission(models.Model):
         """The instruction is the office's brief (a synthesis, a delegated part the chief
         of staff wrote), not the person's words."""
         return self.instruction_author == InstructionAuthor.OFFICE
+
+
+class MissionAttempt(models.Model):
+    """An earlier answer of a mission the person regenerated: its reply, how it ended and
+    what it cost, as they were before the new attempt."""
+
+    mission = models.ForeignKey(Mission, on_delete=models.CASCADE, related_name="earlier_attempts")
+    number = models.PositiveIntegerField()
+    reply = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=MissionStatus.choices)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    prompt_chars = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    cached_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["mission", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["mission", "number"], name="attempt_number_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.mission_id} attempt {self.number}"
 
 
 class MessageKind(models.TextChoices):
@@ -188,3 +231,21 @@ class Message(models.Model):
         # An office text is rendered by missions.texts (models import only models): here
         # its kind in words is enough to tell it apart.
         return f"{self.get_kind_display()}: {self.text[:60]}"
+
+
+class ReadMarker(models.Model):
+    """How far a person has read a channel: the newest of its messages they were shown.
+    What came after it, replies and failures, is the channel's unread count."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    channel = models.ForeignKey("office.Channel", on_delete=models.CASCADE, related_name="+")
+    last_message_id = models.PositiveBigIntegerField(default=0)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "channel"], name="read_marker_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} read {self.channel_id} through {self.last_message_id}"

@@ -24,8 +24,8 @@ from missions.delegation import (
     plan_charge,
     plan_start,
 )
-from missions.heartbeat import beating, hold_confirmed, stopping
-from missions.lifecycle import mission_complete, mission_fail
+from missions.heartbeat import beating, hold_confirmed, stop_asked, stopping
+from missions.lifecycle import mission_complete, mission_fail, mission_save_stopped
 from missions.models import Mission, MissionSource, MissionStatus
 from missions.plans import plan_send, synthesis_footer
 from missions.slots import reply_slot, slot_lent
@@ -137,6 +137,9 @@ def _answer(*, mission_id: int, run_token: str) -> None:
             for piece in stream:
                 if stopping():
                     return  # handed back to the queue: a restart answers it
+                if stop_asked(mission.pk):
+                    _close(stream)
+                    break
                 pieces.append(piece)
                 batch.append(piece)
                 if time.monotonic() - last_sent < DELTA_INTERVAL:
@@ -150,6 +153,22 @@ def _answer(*, mission_id: int, run_token: str) -> None:
                         ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
                     )
                     batch, index, last_sent = [], index + 1, time.monotonic()
+        if stop_asked(mission.pk):
+            # The person stopped it: what came is kept (the page has it already, up to
+            # the last batch; reply.done carries all of it).
+            reply = "".join(pieces).strip()
+            usage = stream.usage
+            mission_save_stopped(
+                mission=mission,
+                reply=reply,
+                prompt_chars=context.total_chars,
+                # A stream cut short reports no usage: estimated then (chars / 4).
+                prompt_tokens=usage.prompt_tokens or context.total_chars // CHARS_PER_TOKEN,
+                cached_tokens=usage.cached_tokens,
+                completion_tokens=usage.completion_tokens or len(reply) // CHARS_PER_TOKEN,
+                run_token=run_token,
+            )
+            return
         if footer:
             # Whatever the model wrote, the parts not done are named, with where to retry.
             batch.append("\n\n" + footer)
@@ -210,6 +229,18 @@ def _answer(*, mission_id: int, run_token: str) -> None:
         completion_tokens=usage.completion_tokens,
         run_token=run_token,
     )
+
+
+# Estimating tokens from characters where a provider reported none (a stopped stream).
+CHARS_PER_TOKEN = 4
+
+
+def _close(stream: Any) -> None:
+    """Stop reading a stream: its generator closes the model's response (the provider
+    stops sending, and stops billing, once the connection goes)."""
+    close = getattr(stream.pieces, "close", None)
+    if close is not None:
+        close()
 
 
 def _planning_colleagues(mission: Mission) -> list[Employee]:

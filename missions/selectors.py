@@ -7,11 +7,29 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db.models import F, QuerySet, Sum, Window
+from django.db.models import (
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    Window,
+)
 from django.db.models.functions import Coalesce, Length, TruncDate
 from django.utils import timezone
 
-from missions.models import Message, Mission, MissionSource, MissionStatus
+from missions.models import (
+    Message,
+    MessageKind,
+    Mission,
+    MissionAttempt,
+    MissionSource,
+    MissionStatus,
+    ReadMarker,
+)
 from office.models import Channel, Office
 from realtime.frames import DelegateData, PlanData, SynthesisData
 from sessions.models import ChatSession
@@ -22,6 +40,7 @@ PLAN_STATUS = {
     MissionStatus.RUNNING: "working",
     MissionStatus.DONE: "done",
     MissionStatus.FAILED: "failed",
+    MissionStatus.STOPPED: "stopped",
 }
 
 
@@ -34,6 +53,16 @@ def mission_get_for_user(*, user: User | AnonymousUser, mission_id: int) -> Miss
         .filter(pk=mission_id, channel__office__owner=user)
         .first()
     )
+
+
+def mission_in_channel(*, channel_id: int, mission_id: int) -> Mission | None:
+    """The mission if it is one of this channel's (the caller has authorized the channel)."""
+    return Mission.objects.filter(pk=mission_id, channel_id=channel_id).first()
+
+
+def mission_attempts(*, mission: Mission) -> list[MissionAttempt]:
+    """The earlier attempts of a regenerated mission, oldest first."""
+    return list(MissionAttempt.objects.filter(mission=mission).order_by("number"))
 
 
 def message_list_for_session(*, session: ChatSession, limit: int) -> list[Message]:
@@ -358,3 +387,31 @@ def plan_cost_report(
         for field in ("prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens"):
             row[field] += part[field]
     return list(rows.values())
+
+
+# What makes a channel unread: a reply came, or a mission failed (the person has to act).
+UNREAD_KINDS = (MessageKind.EMPLOYEE, MessageKind.ERROR)
+
+
+def unread_counts(*, user_id: int, channel_ids: list[int]) -> dict[int, int]:
+    """For each channel, the replies and failures saved after what the person last read
+    there (every one, for a channel never opened). One query: per channel, a range of its
+    (channel, id) index past the marker."""
+    if not channel_ids:
+        return {}
+    marker = ReadMarker.objects.filter(user_id=user_id, channel_id=OuterRef(OuterRef("pk")))
+    unread = (
+        Message.objects.filter(
+            channel_id=OuterRef("pk"),
+            kind__in=UNREAD_KINDS,
+            id__gt=Coalesce(Subquery(marker.values("last_message_id")[:1]), Value(0)),
+        )
+        .order_by()
+        .values("channel_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    rows = Channel.objects.filter(pk__in=channel_ids).annotate(
+        unread=Coalesce(Subquery(unread, output_field=IntegerField()), Value(0))
+    )
+    return {pk: n for pk, n in rows.values_list("pk", "unread")}

@@ -14,4 +14,5 @@ urlpatterns = [
     path("language/", views.language_view, name="language"),
     path("cost/", views.cost_view, name="cost"),
     path("c/<int:channel_id>/", views.chat, name="chat"),
+    path("search/", views.search_view, name="search"),
 ]

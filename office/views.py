@@ -16,7 +16,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from config.celery import queue_task
-from missions.selectors import message_list_for_session, missions_in_progress, office_cost
+from context.finding import mission_search
+from missions.selectors import (
+    message_list_for_session,
+    missions_in_progress,
+    office_cost,
+    unread_counts,
+)
 from missions.timeline import message_data
 from office.auth import (
     Throttled,
@@ -40,7 +46,7 @@ from office.services import (
     user_set_language,
 )
 from office.ui import chat_strings
-from sessions.selectors import session_current, session_list
+from sessions.selectors import session_current, session_currents, session_list
 
 TIMELINE_LIMIT = 300
 ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
@@ -241,6 +247,39 @@ def project_edit_view(request: HttpRequest, channel_id: int) -> HttpResponse:
 
 
 @login_required
+def search_view(request: HttpRequest) -> HttpResponse:
+    """Search across the office's missions; each result opens its mission in its channel."""
+    office = _office(request)
+    query = request.GET.get("q", "").strip()[: settings.MAX_INSTRUCTION_CHARS]
+    hits = mission_search(user=_user(request), text=query) if query else []
+    channels = {c.pk: c for c in channel_list_for_office(office=office)}
+    currents = session_currents(channel_ids=list(channels))
+    results = []
+    for hit in hits:
+        channel = channels.get(hit.channel)
+        if channel is None:
+            continue  # another office of the same person: listed from its own page
+        title, kind_label = _channel_title(channel)
+        current = currents.get(channel.pk)
+        past = current is None or current.pk != hit.session
+        results.append(
+            {
+                "hit": hit,
+                "channel_title": title,
+                "kind_label": kind_label,
+                "url": f"/c/{channel.pk}/"
+                + (f"?session={hit.session}" if past else "")
+                + f"#mission-{hit.seq}",
+            }
+        )
+    return render(
+        request,
+        "office/search.html",
+        {"office": office, "query": query, "results": results, "searched": bool(query)},
+    )
+
+
+@login_required
 def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
     channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
     if channel is None:
@@ -273,6 +312,7 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
     )
     members = [e.name for e in team]
     title, kind_label = _channel_title(channel)
+    sidebar = _sidebar(request, channel)
     return render(
         request,
         "office/chat.html",
@@ -291,6 +331,7 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             "intro": "" if rows else _channel_intro(channel, team),
             "carried_from": None if rows else shown.carried_over_from,
             "offline": settings.LLM_PROVIDER == "offline",
+            "sidebar": sidebar,
             "ui": chat_strings(),
             "boot": {
                 "channel": channel.pk,
@@ -307,6 +348,42 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             },
         },
     )
+
+
+# The sidebar's order: where work is handed out first, then people, then projects.
+_SIDEBAR_ORDER: dict[str, int] = {
+    ChannelKind.MASTER: 0,
+    ChannelKind.ALL: 1,
+    ChannelKind.DM: 2,
+    ChannelKind.PROJECT: 3,
+}
+
+
+def _sidebar(request: HttpRequest, shown: Channel) -> list[dict[str, Any]]:
+    """The person's channels beside the chat, each with what it holds unread. The channel
+    on screen shows none: the page marks it read as it opens. A retired employee's
+    channel stays listed only while it is the one shown."""
+    channels = [
+        c
+        for c in channel_list_for_office(office=shown.office)
+        if c.pk == shown.pk or c.employee is None or c.employee.is_active
+    ]
+    channels.sort(key=lambda c: (_SIDEBAR_ORDER.get(c.kind, 9), c.name.casefold()))
+    unread = unread_counts(user_id=_user(request).pk, channel_ids=[c.pk for c in channels])
+    entries = []
+    for c in channels:
+        title, kind_label = _channel_title(c)
+        entries.append(
+            {
+                "id": c.pk,
+                "title": title,
+                "kind": c.kind,
+                "kind_label": kind_label,
+                "current": c.pk == shown.pk,
+                "unread": 0 if c.pk == shown.pk else unread.get(c.pk, 0),
+            }
+        )
+    return entries
 
 
 def _channel_title(channel: Channel) -> tuple[str, str]:

@@ -20,7 +20,8 @@ from pydantic import ValidationError
 
 from config.celery import queue_task
 from missions.intake import Accepted, InstructionRejected, instruction_accept
-from missions.selectors import message_list_after
+from missions.lifecycle import StopRefused, mission_stop
+from missions.selectors import message_list_after, mission_in_channel
 from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
@@ -38,6 +39,7 @@ from realtime.frames import (
     InstructionFrame,
     PongFrame,
     SessionNewFrame,
+    StopFrame,
     client_frame,
     frame_json,
     json_text,
@@ -82,11 +84,17 @@ def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) ->
     if not _login_alive(scope):
         return None
     return instruction_accept(
-        channel=channel, text=frame.text, client_id=frame.client_id, user_id=scope["user"].pk
+        channel=channel,
+        text=frame.text,
+        client_id=frame.client_id,
+        user_id=scope["user"].pk,
+        edits=frame.edits,
     )
 
 
-def _parse(text_data: str | None) -> InstructionFrame | SessionNewFrame | PongFrame | ErrorFrame:
+def _parse(
+    text_data: str | None,
+) -> InstructionFrame | SessionNewFrame | StopFrame | PongFrame | ErrorFrame:
     """The client's frame, or the error frame that answers it (sent only once the login
     is known to hold: a logged-out socket speaks no more). Touches no database."""
     if text_data is None:
@@ -119,7 +127,7 @@ def _parse(text_data: str | None) -> InstructionFrame | SessionNewFrame | PongFr
             )
         where = ".".join(str(p) for p in first["loc"][1:]) or "frame"
         return ErrorFrame(code="bad_frame", message=f"{where}: {first['msg']}")
-    if isinstance(frame, InstructionFrame | SessionNewFrame):
+    if isinstance(frame, InstructionFrame | SessionNewFrame | StopFrame):
         return frame
     return PongFrame()
 
@@ -133,6 +141,19 @@ def _timeline_from(channel: Channel, message_id: int, language: str) -> list[dic
 def _start_chat_session(channel: Channel, frame: SessionNewFrame, user_id: int) -> ChatSession:
     session_new_allowed(user_id=user_id)
     return session_start_new(channel=channel, expected_session_id=frame.session_id)
+
+
+def _stop_mission(channel: Channel, frame: StopFrame) -> ErrorFrame | None:
+    """Stop a reply of this channel; the error frame that answers a refusal. A mission of
+    another channel gets the same answer as one that does not exist."""
+    mission = mission_in_channel(channel_id=channel.pk, mission_id=frame.mission)
+    if mission is None:
+        return ErrorFrame(code="not_found", message="No such mission in this channel.")
+    try:
+        mission_stop(mission=mission)
+    except StopRefused as exc:
+        return ErrorFrame(code="cannot_stop", message=str(exc))
+    return None
 
 
 def _enter(scope: dict[str, Any], channel_id: int) -> tuple[Channel | None, bool, str]:
@@ -286,6 +307,10 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             await self.send_json(frame_json(parsed))
         elif isinstance(parsed, SessionNewFrame):
             await self.on_session_new(parsed)
+        elif isinstance(parsed, StopFrame):
+            refused = await database_sync_to_async(_stop_mission)(self.channel, parsed)
+            if refused is not None:
+                await self.send_json(frame_json(refused))
         else:
             await self.send_json(frame_json(PongFrame()))
 
@@ -340,6 +365,8 @@ class ChannelConsumer(AsyncWebsocketConsumer):
         serialized the frame once for every socket."""
         if self.login_ended:
             return
+        if self.channel is not None and event.get("except_channel") == self.channel.pk:
+            return  # this socket's channel group carried it already
         text = event.get("text")
         if text is None:
             # The envelope of a sender from before frames were sent as text (a worker of

@@ -77,6 +77,22 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     _group_send(group_name(channel_id), envelope)
 
 
+def send_user_frame(user_id: int, frame: BaseModel, *, except_channel: int | None = None) -> None:
+    """Send now to every socket of one person, whichever channel it shows (but for the
+    sockets of `except_channel`, which hear of it through their own channel's group)."""
+    kind = getattr(frame, "type", "")
+    envelope: dict[str, Any] = {"type": "office.event", "kind": kind, "text": frame_text(frame)}
+    if except_channel is not None:
+        envelope["except_channel"] = except_channel
+    _group_send(user_group_name(user_id), envelope)
+
+
+def send_user_frame_on_commit(
+    user_id: int, frame: BaseModel, *, except_channel: int | None = None
+) -> None:
+    transaction.on_commit(lambda: send_user_frame(user_id, frame, except_channel=except_channel))
+
+
 def send_login_ended(user_id: int) -> None:
     """Close every open socket of the person now (log-out, a new password, deactivation)."""
     _group_send(user_group_name(user_id), {"type": LOGIN_CLOSED, "kind": LOGIN_CLOSED})

@@ -13,6 +13,11 @@ from language.storable import BAD_TEXT, text_problem
 # --- client → server ---------------------------------------------------------------------
 
 
+# The largest id a database row can have (a 64-bit signed integer): a larger number names
+# no row, and SQLite cannot even bind it.
+DB_ID_MAX = 2**63 - 1
+
+
 class _ClientFrame(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -21,6 +26,8 @@ class InstructionFrame(_ClientFrame):
     type: Literal["instruction"]
     text: str
     client_id: str = Field(default="", max_length=64)
+    # Edit and resend: the mission of this channel whose instruction this one edits.
+    edits: int | None = Field(default=None, ge=1, le=DB_ID_MAX)
 
     @field_validator("text", "client_id", mode="before")
     @classmethod
@@ -34,24 +41,28 @@ class InstructionFrame(_ClientFrame):
         return value
 
 
-# The largest id a database row can have (a 64-bit signed integer): a larger number names
-# no row, and SQLite cannot even bind it.
-DB_ID_MAX = 2**63 - 1
-
-
 class SessionNewFrame(_ClientFrame):
     type: Literal["session.new"]
     # The session the person was looking at: a double click starts one session, not two.
     session_id: int | None = Field(default=None, ge=1, le=DB_ID_MAX)
 
 
+class StopFrame(_ClientFrame):
+    """Stop the reply of a mission of this channel: what came is kept."""
+
+    type: Literal["mission.stop"]
+    mission: int = Field(ge=1, le=DB_ID_MAX)
+
+
 class PingFrame(_ClientFrame):
     type: Literal["ping"]
 
 
-ClientFrame = Annotated[InstructionFrame | SessionNewFrame | PingFrame, Field(discriminator="type")]
+ClientFrame = Annotated[
+    InstructionFrame | SessionNewFrame | StopFrame | PingFrame, Field(discriminator="type")
+]
 client_frame = TypeAdapter(ClientFrame)
-CLIENT_FRAME_TYPES = ("instruction", "session.new", "ping")
+CLIENT_FRAME_TYPES = ("instruction", "session.new", "mission.stop", "ping")
 
 
 # --- server → client ---------------------------------------------------------------------
@@ -173,6 +184,17 @@ class PlanFrame(BaseModel):
     plan: PlanData
 
 
+class ChannelUnreadFrame(BaseModel):
+    """A reply or a failure was saved in one of the person's channels. Sent to every
+    socket of theirs that shows another channel (the page showing that channel has the
+    reply itself, and marks it read): the sidebar counts it as unread."""
+
+    type: Literal["channel.unread"] = "channel.unread"
+    channel: int
+    message_id: int
+    mission: int
+
+
 class PongFrame(BaseModel):
     type: Literal["pong"] = "pong"
 
@@ -193,6 +215,7 @@ ServerFrame = Annotated[
     | ReplyDoneFrame
     | SessionStartedFrame
     | PlanFrame
+    | ChannelUnreadFrame
     | PongFrame
     | ErrorFrame,
     Field(discriminator="type"),

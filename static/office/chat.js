@@ -65,12 +65,14 @@
     })[c]);
   }
 
-  // Markdown for replies: escape first, then a few safe constructs (code, bold, italic,
-  // lists, paragraphs). No raw HTML and no links survive.
+  // Markdown for replies: every piece of text is escaped as it is written out, and only a
+  // few safe constructs become HTML (code, bold, italic, lists, paragraphs, links). No raw
+  // HTML survives, and a link is made only of an http(s) address: never javascript: or
+  // data:, opened apart from this page (rel=noopener).
   function markdown(text) {
-    const blocks = escapeHtml(text).split(/```/);
+    const blocks = text.split(/```/);
     return blocks.map((block, i) => {
-      if (i % 2 === 1) return "<pre><code>" + block.replace(/^\w*\n/, "") + "</code></pre>";
+      if (i % 2 === 1) return "<pre><code>" + escapeHtml(block.replace(/^\w*\n/, "")) + "</code></pre>";
       return block.split(/\n{2,}/).map((para) => {
         const lines = para.split("\n");
         if (lines.every((l) => /^\s*[-*] /.test(l) || !l.trim())) {
@@ -83,10 +85,32 @@
   }
 
   function inline(text) {
-    return text
-      .replace(/`([^`]+)`/g, "<code>$1</code>")
+    return text.split(/(`[^`\n]+`)/).map((part, i) =>
+      i % 2 === 1 ? "<code>" + escapeHtml(part.slice(1, -1)) + "</code>" : links(part, emphasis)).join("");
+  }
+
+  function emphasis(html) {
+    return html
       .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
       .replace(/(^|[^*])\*([^*]+)\*/g, "$1<em>$2</em>");
+  }
+
+  // [label](https://…) and bare http(s) addresses; a sentence's closing punctuation is
+  // not part of the address.
+  const LINK = /\[([^\]\n]+)\]\((https?:\/\/[^\s()<>"'`]+)\)|https?:\/\/[^\s<>"'`]*[^\s<>"'`.,;:!?)*\]]/g;
+
+  function links(text, format) {
+    const style = format || ((html) => html);
+    let out = "";
+    let last = 0;
+    for (const match of text.matchAll(LINK)) {
+      out += style(escapeHtml(text.slice(last, match.index)));
+      const url = match[2] || match[0];
+      const label = match[2] ? style(escapeHtml(match[1])) : escapeHtml(url);
+      out += '<a href="' + escapeHtml(url) + '" target="_blank" rel="noopener noreferrer">' + label + "</a>";
+      last = match.index + match[0].length;
+    }
+    return out + style(escapeHtml(text.slice(last)));
   }
 
   function stamp(iso) {
@@ -125,11 +149,29 @@
     }
     item.appendChild(meta);
     const body = el("div", "body");
-    if (message.kind === "employee") body.innerHTML = markdown(message.text);
+    const stopped = message.kind === "employee" && message.payload && message.payload.stopped;
+    if (stopped) {
+      item.classList.add("stopped");
+      meta.appendChild(el("span", "stopped-label", " · " + t("stopped")));
+    }
+    if (message.payload && message.payload.attempt) {
+      meta.appendChild(el("span", "attempt", " · " + t("attempt", { number: message.payload.attempt })));
+    }
+    if (stopped && !message.text) body.textContent = t("stopped_before_answer");
+    else if (message.kind === "employee") body.innerHTML = markdown(message.text);
+    else if (message.kind === "user") body.innerHTML = links(message.text);
     // What the office says (errors, events, notices) comes rendered in the reader's
     // language by the server, from the translation catalogue.
     else body.textContent = message.text;
     item.appendChild(body);
+    const edited = message.kind === "user" && message.payload && message.payload.edited_from;
+    if (edited) {
+      const from = el("a", "edited-from", t("edited_from", { seq: edited.seq }));
+      from.href = edited.session === boot.session ? "#mission-" + edited.seq
+        : "/c/" + boot.channel + "/?session=" + edited.session + "#mission-" + edited.seq;
+      item.insertBefore(from, body);
+    }
+    replyActions(message, item);
     if (message.kind === "error" && message.payload && message.payload.retry && !boot.read_only &&
         message.mission) {
       // One way to retry a mission: the newest failure's button, until a reply comes.
@@ -177,8 +219,96 @@
       if (streaming) { streaming.remove(); streams.delete(message.mission); }
     }
     updateWorking();
+    markRead();
     if (following) item.scrollIntoView({ block: "end" });
   }
+
+  // Copy on every reply; Regenerate on a mission's newest reply; Edit on an instruction.
+  function replyActions(message, item) {
+    if (message.kind === "employee") {
+      const actions = el("div", "actions");
+      const copy = el("button", "small copy", t("copy"));
+      copy.type = "button";
+      copy.addEventListener("click", () => copyText(message.text, copy));
+      actions.appendChild(copy);
+      if (!boot.read_only && message.mission) {
+        // Only the newest reply of a mission offers a new attempt.
+        timeline.querySelectorAll('button.regenerate[data-mission="' + message.mission + '"]')
+          .forEach((old) => old.remove());
+        const again = el("button", "small regenerate", t("regenerate"));
+        again.type = "button";
+        again.dataset.mission = message.mission;
+        again.addEventListener("click", () => regenerate(message.mission, again));
+        actions.appendChild(again);
+      }
+      item.appendChild(actions);
+    } else if (message.kind === "user" && message.mission && !boot.read_only && composer) {
+      const actions = el("div", "actions");
+      const edit = el("button", "small edit", t("edit"));
+      edit.type = "button";
+      edit.addEventListener("click", () => startEdit(message));
+      actions.appendChild(edit);
+      item.appendChild(actions);
+    }
+  }
+
+  async function copyText(text, button) {
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch (error) {
+      // Without the clipboard API (an insecure origin): the old way, through a selection.
+      const area = el("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed";
+      area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      document.execCommand("copy");
+      area.remove();
+    }
+    button.textContent = t("copied");
+    setTimeout(() => { button.textContent = t("copy"); }, 1500);
+  }
+
+  async function regenerate(missionId, button) {
+    button.disabled = true;
+    try {
+      await api("POST", "/api/missions/" + missionId + "/regenerate");
+      pending.add(missionId);
+      updateWorking();
+    } catch (error) {
+      status(error.message);
+      button.disabled = false;
+    }
+  }
+
+  // Edit and resend: the instruction comes back into the box; sent, it is a new mission
+  // linked to the one edited, which stays as it was.
+  let editing = null;
+  const editBar = document.getElementById("editing");
+
+  function startEdit(message) {
+    editing = { mission: message.mission, seq: message.payload && message.payload.seq };
+    input.value = message.text;
+    updateCounter();
+    if (editBar) {
+      editBar.hidden = false;
+      editBar.querySelector(".label").textContent = t("editing", { seq: editing.seq });
+    }
+    input.focus();
+  }
+
+  function endEdit() {
+    editing = null;
+    if (editBar) editBar.hidden = true;
+  }
+
+  if (editBar) editBar.querySelector("button").addEventListener("click", () => {
+    endEdit();
+    input.value = "";
+    updateCounter();
+  });
 
   // A failed mission's earlier Retry buttons go: replaced by the newest failure's, or,
   // once the mission is answered, by a note pointing at the answer.
@@ -189,11 +319,30 @@
     });
   }
 
+  const stopButton = document.getElementById("stop");
+
   function updateWorking() {
     if (!working) return;
     working.hidden = pending.size === 0;
     working.textContent = pending.size ? t("working", { name: boot.employee || t("the_team") }) : "";
+    if (stopButton) { stopButton.hidden = pending.size === 0; stopButton.disabled = false; }
   }
+
+  // Stop generating: every reply this page is waiting for. What came stays, marked
+  // stopped; the server's reply.done takes the mission out of `pending`.
+  function stopReplies() {
+    if (!pending.size) return;
+    stopButton.disabled = true;
+    for (const missionId of pending) {
+      if (socket && socket.readyState === WebSocket.OPEN) {
+        socket.send(JSON.stringify({ type: "mission.stop", mission: missionId }));
+      } else {
+        api("POST", "/api/missions/" + missionId + "/stop").catch((error) => status(error.message));
+      }
+    }
+  }
+
+  if (stopButton) stopButton.addEventListener("click", stopReplies);
 
   function delta(frame) {
     let bubble = streams.get(frame.mission);
@@ -226,6 +375,56 @@
     if (bubble) bubble.remove();
   }
 
+  // --- the channel sidebar: unread counts ---------------------------------------------
+
+  function setUnread(channelId, count) {
+    const link = document.querySelector('.side-channel[data-channel="' + channelId + '"]');
+    const badge = link && link.querySelector(".unread");
+    if (!badge) return;
+    badge.dataset.count = String(count);
+    badge.hidden = count <= 0;
+    badge.firstChild.textContent = String(count);
+    badge.lastChild.textContent = t("unread", { count: count });
+  }
+
+  // Opening a channel reads it; so does a reply arriving while the page is in view. A
+  // past session shows old messages: the marker goes only as far as the newest shown.
+  let readThrough = 0;
+  let readTimer = null;
+
+  function sendRead() {
+    clearTimeout(readTimer);
+    readTimer = null;
+    const through = lastId;
+    if (through <= readThrough) return;
+    // keepalive: a read sent as the person leaves for another channel still arrives.
+    fetch("/api/channels/" + boot.channel + "/read", {
+      method: "POST",
+      credentials: "same-origin",
+      keepalive: true,
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: JSON.stringify({ message_id: through }),
+    }).then((response) => {
+      if (response.ok) readThrough = Math.max(readThrough, through);
+    }).catch(() => { /* the next message or visit marks it */ });
+  }
+
+  function markRead() {
+    if (document.visibilityState !== "visible" || lastId <= readThrough) return;
+    clearTimeout(readTimer);
+    readTimer = setTimeout(sendRead, 150);
+  }
+
+  document.addEventListener("visibilitychange", markRead);
+  window.addEventListener("pagehide", () => { if (readTimer) sendRead(); });
+
+  function unreadFrame(frame) {
+    if (frame.channel === boot.channel) { markRead(); return; }
+    const link = document.querySelector('.side-channel[data-channel="' + frame.channel + '"]');
+    const badge = link && link.querySelector(".unread");
+    if (badge) setUnread(frame.channel, Number(badge.dataset.count || 0) + 1);
+  }
+
   // --- the socket --------------------------------------------------------------------
 
   function status(text) {
@@ -240,7 +439,7 @@
       status("");
       retryDelay = 1000;
       await resync();
-      for (const [clientId, text] of outbox) send(clientId, text);
+      for (const [clientId, sent] of outbox) send(clientId, sent.text, sent.edits);
     });
     socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {
@@ -259,6 +458,8 @@
       delta(frame);
     } else if (frame.type === "reply.done") {
       if (frame.message.session === boot.session) render(frame.message);
+    } else if (frame.type === "channel.unread") {
+      unreadFrame(frame);
     } else if (frame.type === "session.started") {
       location.href = "/c/" + boot.channel + "/";
     } else if (frame.type === "error") {
@@ -267,7 +468,7 @@
       if (frame.client_id && outbox.has(frame.client_id)) {
         // The instruction was refused: give the text back so nothing is lost, every
         // refused one (a burst refused by the rate limit comes back whole, in order).
-        giveBack(outbox.get(frame.client_id));
+        giveBack(outbox.get(frame.client_id).text);
         outbox.delete(frame.client_id);
         removePendingBubble(frame.client_id);
       }
@@ -288,9 +489,11 @@
     }
   }
 
-  function send(clientId, text) {
+  function send(clientId, text, edits) {
     if (socket && socket.readyState === WebSocket.OPEN) {
-      socket.send(JSON.stringify({ type: "instruction", text: text, client_id: clientId }));
+      const frame = { type: "instruction", text: text, client_id: clientId };
+      if (edits) frame.edits = edits;
+      socket.send(JSON.stringify(frame));
     }
   }
 
@@ -336,12 +539,14 @@
       return;
     }
     const clientId = newClientId();
-    outbox.set(clientId, text);
+    const edits = editing ? editing.mission : null;
+    outbox.set(clientId, { text: text, edits: edits });
     pendingBubble(clientId, text);
     input.value = "";
+    endEdit();
     updateCounter();
     hideMentions();
-    send(clientId, text); // if the socket is down, it goes when the socket is back
+    send(clientId, text, edits); // if the socket is down, it goes when the socket is back
   }
 
   async function api(method, url, body) {
@@ -701,5 +906,12 @@
   });
 
   boot.messages.forEach(render);
+  // A search result opens its mission here: shown and marked, not the newest message.
+  const named = location.hash.match(/^#mission-(\d+)$/);
+  const found = named && document.getElementById("mission-" + named[1]);
+  if (found) {
+    found.classList.add("found");
+    found.scrollIntoView({ block: "center" });
+  }
   connect();
 })();

@@ -27,9 +27,10 @@ RUN_QUERIES = 16
 # missions to size, none pending, nothing to recall (and no summary whose items' evidence
 # to rank).
 EARLY_RUN_QUERIES = RUN_QUERIES - 4
-# Begin, save the mission, save the reply message, read its author for the frame, commit;
-# then whether an index batch or a fold can be due.
-COMPLETE_QUERIES = 6
+# Begin, save the mission, save the reply message, read its author for the frame, read
+# whose channel it is for the sidebar's unread frame (a running reply has it at hand, read
+# with the mission), commit; then whether an index batch or a fold can be due.
+COMPLETE_QUERIES = 7
 
 
 def _queued_mission(

@@ -1,0 +1,88 @@
+"""Search across the office's missions: the recall search (Korean particles and endings
+do not matter, English word forms neither, amounts as values), over indexed and not yet
+indexed missions alike, only in the person's own offices; each result opens its mission
+in its channel."""
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from context.finding import mission_search
+from context.models import Passage
+from context.services import passages_index_session
+from missions.intake import instruction_accept
+from missions.models import Mission
+from office.models import ChannelKind
+from tests.factories import channel_of, dm_channel, make_office, make_user
+from tests.fake_openai import FakeOpenAI, Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _answered(model: FakeOpenAI, channel: Any, instruction: str, reply: str) -> Mission:
+    model.enqueue(Reply(reply))
+    return Mission.objects.get(pk=instruction_accept(channel=channel, text=instruction).mission.pk)
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_korean_is_found_whatever_the_particles(model: FakeOpenAI, indexed: bool) -> None:
+    user = make_user()
+    office = make_office(user)
+    theo, master = dm_channel(office), channel_of(office, ChannelKind.MASTER)
+    budget = _answered(model, theo, "마케팅 예산을 정리해 줘", "마케팅 예산은 80만원으로 정했어요.")
+    _answered(model, master, "출시 일정을 알려 줘", "출시는 3월 14일이에요.")
+    if indexed:
+        passages_index_session(session_id=budget.session_id)
+        assert Passage.objects.filter(mission=budget).exists()
+    for query in ("예산이 얼마였지?", "예산을", "800,000원"):
+        hits = mission_search(user=user, text=query)
+        assert [h.mission for h in hits] == [budget.pk], query
+    [launch] = mission_search(user=user, text="출시가 언제야")
+    assert launch.channel == master.pk and launch.seq == 1
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_english_word_forms_match_and_the_best_comes_first(
+    model: FakeOpenAI, indexed: bool
+) -> None:
+    user = make_user()
+    theo = dm_channel(make_office(user))
+    pricing = _answered(
+        model, theo, "Draft the pricing page", "Three plans; the Team plan is highlighted."
+    )
+    other = _answered(model, theo, "Plan the launch party", "Cake and music on Friday.")
+    if indexed:
+        passages_index_session(session_id=pricing.session_id)
+    hits = mission_search(user=user, text="which plans were highlighted?")
+    assert hits[0].mission == pricing.pk
+    assert other.pk not in [h.mission for h in hits] or hits.index(hits[0]) == 0
+    assert mission_search(user=user, text="nothing like this zebra") == []
+
+
+def test_another_offices_missions_are_never_found(model: FakeOpenAI) -> None:
+    me, stranger = make_user(), make_user()
+    mine = dm_channel(make_office(me))
+    theirs = dm_channel(make_office(stranger))
+    _answered(model, theirs, "마케팅 예산을 정리해 줘", "예산은 80만원이에요.")
+    passages_index_session(session_id=Mission.objects.get(channel=theirs).session_id)
+    _answered(model, mine, "Draft a tagline", "Calm money.")
+    assert mission_search(user=me, text="예산") == []
+    client = Client()
+    client.force_login(me)
+    page = client.get("/search/", {"q": "예산"}).content.decode()
+    assert 'id="no-results"' in page and "80만원" not in page
+
+
+def test_the_search_page_links_each_result_to_its_mission_in_its_channel(
+    model: FakeOpenAI,
+) -> None:
+    user = make_user()
+    theo = dm_channel(make_office(user))
+    _answered(model, theo, "Draft a tagline", "Calm money.")
+    found = _answered(model, theo, "마케팅 예산을 정리해 줘", "예산은 80만원이에요.")
+    client = Client()
+    client.force_login(user)
+    page = client.get("/search/", {"q": "예산이"}).content.decode()
+    assert f'href="/c/{theo.pk}/#mission-{found.seq}"' in page
+    assert "80만원" in page
