@@ -76,10 +76,18 @@ class AssembledContext:
     messages: list[dict[str, str]]
     seq: int
     envelope: int = 0
+    # How many leading messages change only when a fold lands (or the persona, the
+    # colleagues or the pinned memory change): the prefix a prompt cache can reuse.
+    stable_messages: int = 0
 
     @property
     def total_chars(self) -> int:
         return sum(len(m["content"]) for m in self.messages)
+
+    @property
+    def stable_prefix_chars(self) -> int:
+        """The chars of the prompt's stable prefix (the system message and the summary)."""
+        return sum(len(m["content"]) for m in self.messages[: self.stable_messages])
 
     def section(self, name: str) -> Section:
         return next(s for s in self.sections if s.name == name)
@@ -103,6 +111,10 @@ class AssembledContext:
                 for s in self.sections
             ],
             "total_chars": self.total_chars,
+            # What of the prompt is byte-identical from one mission to the next between
+            # folds (the system message and the summary), in chars and messages.
+            "stable_prefix_chars": self.stable_prefix_chars,
+            "stable_messages": self.stable_messages,
             "envelope": self.envelope,
             "messages": self.messages,
         }
@@ -762,10 +774,17 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         terms=inputs.terms,
     )
 
+    # The cacheable prefix: the system message and the summary, each a message of its
+    # own, byte-identical from one fold to the next (a provider's prompt cache reuses
+    # them). Everything that changes per mission comes after: the pending digests (one
+    # more each mission), the window (it shifts each mission), memory ranked for the
+    # instruction, recall, the instruction.
     messages: list[dict[str, str]] = [{"role": "system", "content": system.text}]
-    context_text = "\n\n".join(s.text for s in (summary_section, pending) if s.text)
-    if context_text:
-        messages.append({"role": "system", "content": context_text})
+    if summary_section.text:
+        messages.append({"role": "system", "content": summary_section.text})
+    stable = len(messages)
+    if pending.text:
+        messages.append({"role": "system", "content": pending.text})
     if digests:
         messages.append({"role": "user", "content": "\n".join([DIGEST_TITLE, *digests])})
     for _, user_text, reply in blocks:
@@ -792,4 +811,5 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         messages=messages,
         seq=inputs.seq,
         envelope=envelope,
+        stable_messages=stable,
     )
