@@ -14,6 +14,7 @@ from config.prepared import PreparedSql, prepared
 from context.detail import window_shares
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
+from context.superseded import Superseded, recorded
 from context.window import window_missions
 from language.analysis import query_terms
 from memory.models import MemoryItem
@@ -125,6 +126,9 @@ class ContextInputs:
     history_chars: int | None = None
     history_count: int = 0
     brief: Brief | None = None
+    # The summary's record of superseded statements, by the mission they came from: an
+    # excerpt recalled from one of them is marked (context.superseded).
+    superseded: dict[Ref, list[Superseded]] = field(default_factory=dict)
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
@@ -326,6 +330,7 @@ def context_load(
     # read as stored rather than validated one by one on every mission.
     state = SummaryState.model_validate({**stored, "dropped": []})
     dropped: set[Ref] = {(d.get("session"), d["mission"]) for d in stored.get("dropped", [])}
+    superseded = recorded(state, stored.get("dropped", []))
     recent = window_missions(session_id=session.pk, before_seq=seq)
     window_start = min((m.seq for m in recent), default=seq)
     envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
@@ -484,4 +489,5 @@ def context_load(
         terms=terms,
         history_chars=history_chars,
         history_count=size["count"] + len(recent),
+        superseded=superseded,
     )

@@ -4,6 +4,7 @@ system → summary → pending fold → recent missions → memory → recall �
 Every section stays within its budget."""
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,11 +21,16 @@ from context.loading import (
     RecalledPassage,
 )
 from context.passages import OFFICE_BRIEF_LABEL, mission_text
+from context.superseded import Reversal, Superseded, marker, reversals, superseded_by
 from language.analysis import query_terms
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
 from summaries.render import Ref, ref_label
+
+# What marks a recalled excerpt: its first passage and its text → a label such as
+# "(superseded by #97)", or "".
+Marks = Callable[[RecalledPassage, str], str]
 
 # A mission of the detail window cut to fit keeps its request (its first line) up to this.
 DETAIL_HEAD_CHARS = 600
@@ -464,7 +470,11 @@ def _persons(run: list[RecalledPassage], offset: int) -> bool:
 
 
 def _ranked_lines(
-    runs: list[list[RecalledPassage]], terms: list[str], budget: int, session_number: int
+    runs: list[list[RecalledPassage]],
+    terms: list[str],
+    budget: int,
+    session_number: int,
+    marks: Marks | None = None,
 ) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
@@ -496,10 +506,12 @@ def _ranked_lines(
         (-scores[r][i], turn[(r, i)], r, i) for r, row in enumerate(scores) for i in range(len(row))
     )
     headers = []
-    for run in runs:
+    for run, text in zip(runs, texts, strict=True):
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
-        headers.append((mission_header(first.seq, first.at, other) + " " + _whose(first)).rstrip())
+        mark = marks(first, text) if marks else ""
+        header = " ".join(x for x in (mission_header(first.seq, first.at, other), mark) if x)
+        headers.append((header + " " + _whose(first)).rstrip())
     growing: dict[int, Growing] = {}
     used = 0
 
@@ -555,10 +567,12 @@ def _recall_section(
     session_number: int,
     ranked: list[RecalledPassage] | None = None,
     terms: list[str] | None = None,
+    marks: Marks | None = None,
 ) -> Section:
     """Recall: `passages` (the history that fits, the missions the instruction names or
     the summary's matching items cite) as whole excerpts first; then the lines of the
-    `ranked` passages that matter most for the instruction's `terms`."""
+    `ranked` passages that matter most for the instruction's `terms`. `marks` labels an
+    excerpt whose statement was superseded."""
     ranked = ranked or []
     if not (passages or ranked) or budget <= 0:
         return Section("recall", "", max(budget, 0))
@@ -580,8 +594,9 @@ def _recall_section(
     for run in _excerpts(passages):
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
-        header = mission_header(first.seq, first.at, other)
         text = "\n".join(p.text for p in run)
+        mark = marks(first, text) if marks else ""
+        header = " ".join(x for x in (mission_header(first.seq, first.at, other), mark) if x)
         # What the quoted excerpt may take: the line is "- {header} {quoted}", after a
         # newline.
         room = budget - used - 1 - len(header) - 3
@@ -604,7 +619,7 @@ def _recall_section(
     ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
     if ranked:
         runs = _excerpts(ranked)
-        taken = _ranked_lines(runs, terms or [], budget - used, session_number)
+        taken = _ranked_lines(runs, terms or [], budget - used, session_number, marks)
         for run, whole_excerpt, line in taken:
             lines.append(line)
             used += 1 + len(line)
@@ -681,6 +696,23 @@ def _brief_section(brief: Brief | None, budget: int) -> Section:
         mission_ids=[r.mission_id for r in results],
         trimmed=trimmed,
     )
+
+
+def _superseded_marks(inputs: ContextInputs) -> Marks:
+    """How recall marks an excerpt whose statement a later mission reversed: by the
+    summary's record, or by a reversal the person stated in a mission not folded yet (the
+    window, the pending ones)."""
+    record: dict[Ref, list[Superseded]] = inputs.superseded
+    later: list[Reversal] = reversals(
+        [(m.seq, m.instruction) for m in inputs.recent if not m.instruction_is_generated]
+        + [(m.seq, m.instruction) for m in inputs.pending]
+    )
+
+    def mark(first: RecalledPassage, text: str) -> str:
+        other = first.session_number if first.session_number != inputs.session_number else None
+        return marker(superseded_by((other, first.seq), text, record=record, later=later))
+
+    return mark
 
 
 # --- the prompt --------------------------------------------------------------------------
@@ -772,6 +804,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         session_number=inputs.session_number,
         ranked=inputs.recalled,
         terms=inputs.terms,
+        marks=_superseded_marks(inputs),
     )
 
     # The cacheable prefix: the system message and the summary, each a message of its
