@@ -9,11 +9,12 @@ import pytest
 
 from context.superseded import Reversal, Superseded, superseded_by
 from summaries.models import RollingSummary
+from summaries.render import Ref
 from tests.factories import add_finished_missions, dm_channel, make_office, next_context
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-CASES = {
+CASES: dict[str, dict[str, Any]] = {
     "en": {
         "old": "We decided the launch city is Lisbon.",
         "old_reply": "Lisbon it is for the launch event.",
@@ -116,6 +117,8 @@ def test_only_a_later_reversal_on_the_same_subject_supersedes_an_excerpt() -> No
     # An excerpt of an earlier session is older than any reversal of this one.
     assert superseded_by((1, 30), old, record={}, later=[reversal]) == ["#7"]
     # The summary's record counts only for an excerpt that states the recorded decision.
-    record = {(None, 3): [Superseded((None, 3), "The launch city is Lisbon.", "#7")]}
+    record: dict[Ref, list[Superseded]] = {
+        (None, 3): [Superseded((None, 3), "The launch city is Lisbon.", "#7")]
+    }
     assert superseded_by((None, 3), old, record=record, later=[]) == ["#7"]
     assert superseded_by((None, 3), other, record=record, later=[]) == []
