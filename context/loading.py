@@ -334,11 +334,25 @@ def context_load(
     recent = window_missions(session_id=session.pk, before_seq=seq)
     window_start = min((m.seq for m in recent), default=seq)
     envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
-    # Missions of the window that give their room to newer ones (a digest line each) are
-    # recalled like missions outside it: recall reads from the first one shown in detail.
-    recall_start = min(
-        (s.seq for s in window_shares(recent, channel.detail_budget) if s.allowed),
-        default=seq,
+    # Missions of the window that it does not show whole (a digest line each, or cut to
+    # fit) are recalled like missions outside it, for what the window leaves out (the
+    # rendering drops what it shows): recall reads up to the last of them. The window's
+    # budget is what the envelope leaves beside the instruction and the other sections
+    # at their caps (the summary as it is): at least what the rendering gives it.
+    window_budget = min(
+        channel.detail_budget,
+        envelope
+        - len(instruction)
+        - HISTORY_MIN_CHARS
+        - len(shown.text)
+        - settings.SYSTEM_BUDGET_CHARS
+        - settings.PENDING_BUDGET_CHARS
+        - settings.MEMORY_BUDGET_CHARS
+        - settings.RECALL_BUDGET_CHARS,
+    )
+    recall_start = max(
+        (s.seq + 1 for s in window_shares(recent, max(window_budget, 0)) if s.allowed < s.full),
+        default=window_start,
     )
 
     # This session's missions before the window: all of them, if they fit the envelope

@@ -452,6 +452,14 @@ def _excerpts(passages: list[RecalledPassage]) -> list[list[RecalledPassage]]:
     return sorted(excerpts, key=lambda run: (best[run[0].mission_id], run[0].position))
 
 
+def _in_window(piece: str, window_text: str) -> bool:
+    """Whether a line of a recalled passage is already shown by the detail window."""
+    line = piece.strip()
+    for label in ("Instruction: ", "Reply: ", f"{OFFICE_BRIEF_LABEL}: "):
+        line = line.removeprefix(label)
+    return bool(line) and line in window_text
+
+
 def _whose(passage: RecalledPassage) -> str:
     """Whose words an excerpt quotes, when its text does not say (it starts mid-turn)."""
     if passage.text.startswith(("Instruction:", "Reply:")):
@@ -475,14 +483,16 @@ def _ranked_lines(
     budget: int,
     session_number: int,
     marks: Marks | None = None,
+    shown: dict[int, str] | None = None,
 ) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
     is among the lines recalled), the best taken first (ties to the better-ranked
     excerpt, then the earlier line), with the line after one too short to stand alone (a
     question, a one-word answer); then, while room is left, the other lines of the ranked
-    excerpts, one of each in turn. Returns (run, whether the excerpt is whole, its line)
-    in rank order."""
+    excerpts, one of each in turn. A line the detail window already shows (`shown`: by
+    mission id, what the window holds of a mission it trims) is left out. Returns (run,
+    whether the excerpt is whole, its line) in rank order."""
     texts = ["\n".join(p.text for p in run) for run in runs]
     spans = [units(t) for t in texts]
     weights = term_weights(
@@ -512,11 +522,20 @@ def _ranked_lines(
         mark = marks(first, text) if marks else ""
         header = " ".join(x for x in (mission_header(first.seq, first.at, other), mark) if x)
         headers.append((header + " " + _whose(first)).rstrip())
+    in_window = {
+        (r, i)
+        for r, run in enumerate(runs)
+        if run[0].mission_id in (shown or {})
+        for i, u in enumerate(spans[r])
+        if _in_window(texts[r][u.start : u.end], (shown or {})[run[0].mission_id])
+    }
     growing: dict[int, Growing] = {}
     used = 0
 
     def take(r: int, i: int) -> bool:
         nonlocal used
+        if (r, i) in in_window:
+            return False
         if r not in growing:
             growing[r] = Growing(texts[r], spans[r], "", quoted=True)
         grow = growing[r]
@@ -553,7 +572,7 @@ def _ranked_lines(
     return [
         (
             runs[r],
-            len(growing[r].kept) == len(spans[r]),
+            len(growing[r].kept) + sum(1 for x, _ in in_window if x == r) == len(spans[r]),
             f"- {headers[r]} {_quote(growing[r].render())}",
         )
         for r in sorted(growing)
@@ -568,11 +587,21 @@ def _recall_section(
     ranked: list[RecalledPassage] | None = None,
     terms: list[str] | None = None,
     marks: Marks | None = None,
+    window: dict[int, str] | None = None,
 ) -> Section:
     """Recall: `passages` (the history that fits, the missions the instruction names or
     the summary's matching items cite) as whole excerpts first; then the lines of the
     `ranked` passages that matter most for the instruction's `terms`. `marks` labels an
-    excerpt whose statement was superseded."""
+    excerpt whose statement was superseded. A mission the detail window trims is recalled
+    too, for what the window leaves out of it (`window`: what it holds, by mission id)."""
+    window = window or {}
+    # What the window shows whole needs no recall; of what it trims, the rest is recalled.
+    passages = [
+        p
+        for p in passages
+        if p.mission_id not in window
+        or not all(_in_window(p.text[u.start : u.end], window[p.mission_id]) for u in units(p.text))
+    ]
     ranked = ranked or []
     if not (passages or ranked) or budget <= 0:
         return Section("recall", "", max(budget, 0))
@@ -619,7 +648,7 @@ def _recall_section(
     ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
     if ranked:
         runs = _excerpts(ranked)
-        taken = _ranked_lines(runs, terms or [], budget - used, session_number, marks)
+        taken = _ranked_lines(runs, terms or [], budget - used, session_number, marks, window)
         for run, whole_excerpt, line in taken:
             lines.append(line)
             used += 1 + len(line)
@@ -737,17 +766,11 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     pending = _pending_section(inputs.pending, inputs.carried_from)
     memory = _memory_section(inputs.ranked_memory)
     fixed = system.chars + summary_section.chars + pending.chars + memory.chars + _JOINERS
-    # A plan's brief: before the current mission, and never at the cost of its minimum.
-    brief = _brief_section(
-        inputs.brief,
-        min(BRIEF_BUDGET_CHARS, envelope - fixed - recall_floor - settings.CURRENT_BUDGET_CHARS),
-    )
-    fixed += brief.chars
-
+    # The current instruction is budgeted first: it gets what the envelope leaves beside
+    # the sections of fixed caps before it, so it is never cut while the envelope has
+    # room; a plan's brief, the window and recall shrink to make room for it.
     header = f"{mission_header(inputs.seq, inputs.at)} Current mission — answer this:\n"
-    current_budget = max(
-        min(settings.CURRENT_BUDGET_CHARS, envelope - fixed - recall_floor), len(header) + 200
-    )
+    current_budget = max(envelope - fixed, len(header) + 200)
     instruction = trim_middle(
         inputs.instruction, current_budget - len(header), label="this instruction"
     )
@@ -759,6 +782,9 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         trimmed=instruction != inputs.instruction,
     )
     fixed += current.chars
+    # A plan's brief: before the current mission, and never at the cost of recall's floor.
+    brief = _brief_section(inputs.brief, min(BRIEF_BUDGET_CHARS, envelope - fixed - recall_floor))
+    fixed += brief.chars
 
     recent_budget = max(min(inputs.detail_budget, envelope - fixed - recall_floor), 0)
     blocks, digests, kept = _recent_blocks(inputs.recent, recent_budget, inputs.terms)
@@ -805,6 +831,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         ranked=inputs.recalled,
         terms=inputs.terms,
         marks=_superseded_marks(inputs),
+        window={m.pk: f"{user_text}\n{reply}" for m, user_text, reply in blocks},
     )
 
     # The cacheable prefix: the system message and the summary, each a message of its
