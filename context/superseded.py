@@ -12,7 +12,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from language.statements import normalize, reverses, same_topic, split_sentences, supersedes
+from language.statements import (
+    content_words,
+    normalize,
+    reverses,
+    same_topic,
+    split_sentences,
+    supersedes,
+)
 from summaries.render import Ref, ref_label
 from summaries.schemas import SummaryState
 
@@ -21,6 +28,21 @@ from summaries.schemas import SummaryState
 _DROPPED_SUPERSEDED = re.compile(r"^superseded by (#\d+|s\d+#\d+)")
 # Sentences of an excerpt compared with the reversals: enough for a few hundred chars.
 MAX_SENTENCES = 40
+# Words too common to say two sentences share a subject (the cheap test run before the
+# full comparison of a sentence with a reversal).
+_COMMON = frozenset(
+    [
+        *("change", "changed", "decided", "instead", "plan", "that", "this", "with", "from"),
+        *("have", "will", "were", "been", "they", "what", "when", "your", "ours", "there"),
+    ]
+)
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words of a sentence that can name its subject or its value."""
+    return frozenset(
+        w for w in content_words(text) if w not in _COMMON and (len(w) >= 4 or not w.isascii())
+    )
 
 
 @dataclass(frozen=True)
@@ -38,6 +60,7 @@ class Reversal:
 
     seq: int
     sentence: str
+    words: frozenset[str] = frozenset()
 
 
 def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, list[Superseded]]:
@@ -65,7 +88,7 @@ def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, li
 def reversals(missions: list[tuple[int, str]]) -> list[Reversal]:
     """The sentences of the person's instructions (seq, text) that reverse something."""
     return [
-        Reversal(seq, sentence)
+        Reversal(seq, sentence, _words(sentence))
         for seq, text in missions
         for sentence in split_sentences(text)
         if reverses(sentence)
@@ -96,10 +119,14 @@ def superseded_by(
     session, seq = ref
     newer = [r for r in later if session is not None or r.seq > seq]
     if newer:
-        sentences = split_sentences(text)[:MAX_SENTENCES]
+        # Only a sentence that shares a word with a reversal is compared with it in full.
+        sentences = [(s, _words(s)) for s in split_sentences(text)[:MAX_SENTENCES]]
         for reversal in newer:
             label = ref_label(None, reversal.seq)
-            if label not in labels and any(supersedes(reversal.sentence, s) for s in sentences):
+            if label not in labels and any(
+                words & reversal.words and supersedes(reversal.sentence, sentence)
+                for sentence, words in sentences
+            ):
                 labels.append(label)
     return labels
 

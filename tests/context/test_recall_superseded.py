@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from context.superseded import Reversal, Superseded, superseded_by
+from context.superseded import Superseded, reversals, superseded_by
 from summaries.models import RollingSummary
 from summaries.render import Ref
 from tests.factories import add_finished_missions, dm_channel, make_office, next_context
@@ -108,7 +108,7 @@ def test_an_excerpt_of_a_decision_that_still_holds_is_not_marked(language: str) 
 
 def test_only_a_later_reversal_on_the_same_subject_supersedes_an_excerpt() -> None:
     old = "We decided the launch city is Lisbon."
-    reversal = Reversal(7, "Change of plan: the launch city is Porto instead of Lisbon.")
+    reversal = reversals([(7, "Change of plan: the launch city is Porto instead of Lisbon.")])[0]
     assert superseded_by((None, 3), old, record={}, later=[reversal]) == ["#7"]
     # An earlier mission cannot supersede a later one; another subject is left alone.
     assert superseded_by((None, 9), old, record={}, later=[reversal]) == []
