@@ -21,6 +21,12 @@ from bench import per_database  # noqa: E402
 from bench.report import Table  # noqa: E402
 
 LENGTHS = (10, 100, 1000)
+# The prompt-cache prefix: the first missions of these transcripts, one at a time.
+PREFIX_TRANSCRIPTS = ("launch_en", "launch_ko")
+PREFIX_MISSIONS = 48
+# What a provider's prompt cache needs before it reuses anything: 1,024 tokens, about
+# 4,096 chars of English (chars / 4; Korean has fewer chars per token, so this is strict).
+PREFIX_TARGET_CHARS = 4_096
 PROBES = (30, 60, 120)
 MISSION_CHARS = 2500
 ROUNDS = 40
@@ -225,7 +231,94 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
                 "prompt_chars": context.total_chars,
             }
     results["retention"] = retention
+    results["prefix"] = [_prefix(name) for name in PREFIX_TRANSCRIPTS]
     return results
+
+
+def _common_prefix(previous: str, current: str) -> int:
+    same = 0
+    for a, b in zip(previous, current, strict=False):
+        if a != b:
+            break
+        same += 1
+    return same
+
+
+def _prefix(name: str) -> dict[str, object]:
+    """The first PREFIX_MISSIONS missions of a transcript into a fresh office, one at a
+    time, folds run as the runtime runs them (in batches): for every mission, how much of
+    its prompt (the messages as sent) is identical to the previous mission's, against the
+    stable prefix the context report announces. Transitions are counted from the first
+    mission whose prompt holds a summary; a fold transition is one where the summary
+    changed."""
+    import json
+    from datetime import datetime
+
+    from django.contrib.auth import get_user_model
+
+    from context.selectors import context_for_next
+    from missions.dispatch import SOURCE_FOR_KIND
+    from missions.intake import mission_record_finished
+    from office.models import ChannelKind
+    from office.selectors import channel_default_assignee
+    from office.services import office_create_with_team
+    from sessions.services import session_get_or_open_current
+    from summaries.services import summary_fold
+
+    folder = ROOT / "bench" / "transcripts"
+    doc = json.loads((folder / f"{name}.questions.json").read_text("utf-8"))
+    lines = [
+        json.loads(text)
+        for text in (folder / doc["transcript"]).read_text("utf-8").splitlines()
+        if text.strip()
+    ]
+    owner = get_user_model().objects.create(username=f"prefix-{name}")
+    office = office_create_with_team(owner=owner, name=f"Prefix {name}")
+    channels = office.channels.filter(kind=doc["channel_kind"])
+    if doc["channel_kind"] == "dm":
+        channels = channels.filter(employee__name=doc["employee"])
+    channel = channels.get()
+    assignee = channel_default_assignee(channel=channel)
+    previous: tuple[str, str] | None = None
+    same: list[int] = []
+    shares: list[float] = []
+    at_fold: list[int] = []
+    stable: list[int] = []
+    for line in lines[:PREFIX_MISSIONS]:
+        at = datetime.fromisoformat(line["at"])
+        session = session_get_or_open_current(channel=channel)
+        context = context_for_next(
+            channel=channel, session=session, instruction=line["instruction"], at=at
+        )
+        prompt = "".join(f"<{m['role']}>\n{m['content']}\n" for m in context.messages)
+        summary = context.section("summary").text
+        if previous is not None and previous[1]:
+            common = _common_prefix(previous[0], prompt)
+            same.append(common)
+            shares.append(common / len(prompt))
+            stable.append(context.stable_prefix_chars)
+            if summary != previous[1]:
+                at_fold.append(common)
+        previous = (prompt, summary)
+        mission_record_finished(
+            session=session,
+            assignee=assignee,
+            instruction=line["instruction"],
+            reply=line["reply"],
+            source=SOURCE_FOR_KIND[ChannelKind(channel.kind)],
+            at=at,
+        )
+        summary_fold(session_id=session.pk)
+    return {
+        "transcript": name,
+        "transitions": len(same),
+        "median_chars": statistics.median(same) if same else 0,
+        "hits": sum(1 for s in same if s >= PREFIX_TARGET_CHARS),
+        "median_share": statistics.median(shares) if shares else 0.0,
+        "folds": len(at_fold),
+        "median_at_fold": statistics.median(at_fold) if at_fold else 0,
+        "median_stable": statistics.median(stable) if stable else 0,
+    }
 
 
 def print_report(all_results: list[dict[str, object]]) -> None:
@@ -261,6 +354,22 @@ def print_report(all_results: list[dict[str, object]]) -> None:
                 f"decision only as superseded: {probe['reversed_only_superseded']}; summary "
                 f"{probe['summary_chars']} chars, prompt {probe['prompt_chars']} chars"
             )
+        _print_prefix(results)
+
+
+def _print_prefix(results: dict[str, object]) -> None:
+    print(
+        f"identical prefix between consecutive prompts (first {PREFIX_MISSIONS} missions, "
+        f"folds in batches; from the first prompt with a summary; target: median >= "
+        f"{PREFIX_TARGET_CHARS:,} chars):"
+    )
+    for row in results.get("prefix", []):  # type: ignore[attr-defined]
+        print(
+            f"  {row['transcript']}: median {row['median_chars']:,.0f} chars "
+            f"({row['median_share']:.2f} of the prompt), >= {PREFIX_TARGET_CHARS:,} in "
+            f"{row['hits']} of {row['transitions']}; at the {row['folds']} folds median "
+            f"{row['median_at_fold']:,.0f}; stable prefix reported {row['median_stable']:,.0f}"
+        )
 
 
 def tables(all_results: list[dict[str, object]]) -> list[Table]:
@@ -293,7 +402,40 @@ def tables(all_results: list[dict[str, object]]) -> list[Table]:
                     f"{row['naive_chars']:,}",
                 )
             )
-    return [Table("Context assembly by history length", rows)]
+    prefix: list[tuple[object, ...]] = [
+        (
+            "database",
+            "transcript",
+            "transitions",
+            "identical prefix, median",
+            f"≥ {PREFIX_TARGET_CHARS:,} chars",
+            "share of the prompt",
+            "at a fold (median)",
+            "stable prefix reported",
+        )
+    ]
+    for results in all_results:
+        for row in results.get("prefix", []):  # type: ignore[attr-defined]
+            prefix.append(
+                (
+                    results["vendor"],
+                    row["transcript"],
+                    row["transitions"],
+                    f"{row['median_chars']:,.0f} chars",
+                    f"{row['hits']} of {row['transitions']}",
+                    f"{row['median_share']:.2f}",
+                    f"{row['median_at_fold']:,.0f} ({row['folds']} folds)",
+                    f"{row['median_stable']:,.0f}",
+                )
+            )
+    return [
+        Table("Context assembly by history length", rows),
+        Table(
+            f"Identical prefix between consecutive prompts (first {PREFIX_MISSIONS} missions, "
+            "folds in batches, from the first prompt with a summary)",
+            prefix,
+        ),
+    ]
 
 
 if __name__ == "__main__":

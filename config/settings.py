@@ -316,10 +316,10 @@ CONTEXT_BUDGET_CHARS = {
     "all": env_int("CONTEXT_BUDGET_CHARS_ALL", 28_000, minimum=4_000),
 }
 # Caps of the sections that had none: the system message (persona, colleagues, standing
-# rules), the pending digests and the current instruction (each trimmed with a marker).
+# rules) and the pending digests (each trimmed with a marker). The current instruction has
+# no cap of its own: it gets what the envelope leaves beside them, the summary and memory.
 SYSTEM_BUDGET_CHARS = env_int("SYSTEM_BUDGET_CHARS", 4_000, minimum=500)
 PENDING_BUDGET_CHARS = env_int("PENDING_BUDGET_CHARS", 2_400, minimum=300)
-CURRENT_BUDGET_CHARS = env_int("CURRENT_BUDGET_CHARS", 8_000, minimum=500)
 # Missions that have left the detail window before a fold runs (DESIGN.md §4).
 FOLD_BATCH = env_int("FOLD_BATCH", 8, minimum=1)
 SUMMARY_BUDGET_CHARS = env_int("SUMMARY_BUDGET_CHARS", 4_000, minimum=500)

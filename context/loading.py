@@ -14,6 +14,7 @@ from config.prepared import PreparedSql, prepared
 from context.detail import window_shares
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
+from context.superseded import Superseded, recorded
 from context.window import window_missions
 from language.analysis import query_terms
 from memory.models import MemoryItem
@@ -125,6 +126,9 @@ class ContextInputs:
     history_chars: int | None = None
     history_count: int = 0
     brief: Brief | None = None
+    # The summary's record of superseded statements, by the mission they came from: an
+    # excerpt recalled from one of them is marked (context.superseded).
+    superseded: dict[Ref, list[Superseded]] = field(default_factory=dict)
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
@@ -326,14 +330,29 @@ def context_load(
     # read as stored rather than validated one by one on every mission.
     state = SummaryState.model_validate({**stored, "dropped": []})
     dropped: set[Ref] = {(d.get("session"), d["mission"]) for d in stored.get("dropped", [])}
+    superseded = recorded(state, stored.get("dropped", []))
     recent = window_missions(session_id=session.pk, before_seq=seq)
     window_start = min((m.seq for m in recent), default=seq)
     envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
-    # Missions of the window that give their room to newer ones (a digest line each) are
-    # recalled like missions outside it: recall reads from the first one shown in detail.
-    recall_start = min(
-        (s.seq for s in window_shares(recent, channel.detail_budget) if s.allowed),
-        default=seq,
+    # Missions of the window that it does not show whole (a digest line each, or cut to
+    # fit) are recalled like missions outside it, for what the window leaves out (the
+    # rendering drops what it shows): recall reads up to the last of them. The window's
+    # budget is what the envelope leaves beside the instruction and the other sections
+    # at their caps (the summary as it is): at least what the rendering gives it.
+    window_budget = min(
+        channel.detail_budget,
+        envelope
+        - len(instruction)
+        - HISTORY_MIN_CHARS
+        - len(shown.text)
+        - settings.SYSTEM_BUDGET_CHARS
+        - settings.PENDING_BUDGET_CHARS
+        - settings.MEMORY_BUDGET_CHARS
+        - settings.RECALL_BUDGET_CHARS,
+    )
+    recall_start = max(
+        (s.seq + 1 for s in window_shares(recent, max(window_budget, 0)) if s.allowed < s.full),
+        default=window_start,
     )
 
     # This session's missions before the window: all of them, if they fit the envelope
@@ -484,4 +503,5 @@ def context_load(
         terms=terms,
         history_chars=history_chars,
         history_count=size["count"] + len(recent),
+        superseded=superseded,
     )

@@ -4,6 +4,7 @@ system → summary → pending fold → recent missions → memory → recall �
 Every section stays within its budget."""
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,12 +21,17 @@ from context.loading import (
     RecalledPassage,
 )
 from context.passages import OFFICE_BRIEF_LABEL, mission_text
+from context.superseded import Reversal, Superseded, marker, reversals, superseded_by
 from language.analysis import query_terms
 from llm.base import language_line
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
 from summaries.render import Ref, ref_label
+
+# What marks a recalled excerpt: its first passage and its text → a label such as
+# "(superseded by #97)", or "".
+Marks = Callable[[RecalledPassage, str], str]
 
 # A mission of the detail window cut to fit keeps its request (its first line) up to this.
 DETAIL_HEAD_CHARS = 600
@@ -77,10 +83,18 @@ class AssembledContext:
     messages: list[dict[str, str]]
     seq: int
     envelope: int = 0
+    # How many leading messages change only when a fold lands (or the persona, the
+    # colleagues or the pinned memory change): the prefix a prompt cache can reuse.
+    stable_messages: int = 0
 
     @property
     def total_chars(self) -> int:
         return sum(len(m["content"]) for m in self.messages)
+
+    @property
+    def stable_prefix_chars(self) -> int:
+        """The chars of the prompt's stable prefix (the system message and the summary)."""
+        return sum(len(m["content"]) for m in self.messages[: self.stable_messages])
 
     def section(self, name: str) -> Section:
         return next(s for s in self.sections if s.name == name)
@@ -104,6 +118,10 @@ class AssembledContext:
                 for s in self.sections
             ],
             "total_chars": self.total_chars,
+            # What of the prompt is byte-identical from one mission to the next between
+            # folds (the system message and the summary), in chars and messages.
+            "stable_prefix_chars": self.stable_prefix_chars,
+            "stable_messages": self.stable_messages,
             "envelope": self.envelope,
             "messages": self.messages,
         }
@@ -437,6 +455,14 @@ def _excerpts(passages: list[RecalledPassage]) -> list[list[RecalledPassage]]:
     return sorted(excerpts, key=lambda run: (best[run[0].mission_id], run[0].position))
 
 
+def _in_window(piece: str, window_text: str) -> bool:
+    """Whether a line of a recalled passage is already shown by the detail window."""
+    line = piece.strip()
+    for label in ("Instruction: ", "Reply: ", f"{OFFICE_BRIEF_LABEL}: "):
+        line = line.removeprefix(label)
+    return bool(line) and line in window_text
+
+
 def _whose(passage: RecalledPassage) -> str:
     """Whose words an excerpt quotes, when its text does not say (it starts mid-turn)."""
     if passage.text.startswith(("Instruction:", "Reply:")):
@@ -455,15 +481,21 @@ def _persons(run: list[RecalledPassage], offset: int) -> bool:
 
 
 def _ranked_lines(
-    runs: list[list[RecalledPassage]], terms: list[str], budget: int, session_number: int
+    runs: list[list[RecalledPassage]],
+    terms: list[str],
+    budget: int,
+    session_number: int,
+    marks: Marks | None = None,
+    shown: dict[int, str] | None = None,
 ) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
     is among the lines recalled), the best taken first (ties to the better-ranked
     excerpt, then the earlier line), with the line after one too short to stand alone (a
     question, a one-word answer); then, while room is left, the other lines of the ranked
-    excerpts, one of each in turn. Returns (run, whether the excerpt is whole, its line)
-    in rank order."""
+    excerpts, one of each in turn. A line the detail window already shows (`shown`: by
+    mission id, what the window holds of a mission it trims) is left out. Returns (run,
+    whether the excerpt is whole, its line) in rank order."""
     texts = ["\n".join(p.text for p in run) for run in runs]
     spans = [units(t) for t in texts]
     weights = term_weights(
@@ -487,15 +519,26 @@ def _ranked_lines(
         (-scores[r][i], turn[(r, i)], r, i) for r, row in enumerate(scores) for i in range(len(row))
     )
     headers = []
-    for run in runs:
+    for run, text in zip(runs, texts, strict=True):
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
-        headers.append((mission_header(first.seq, first.at, other) + " " + _whose(first)).rstrip())
+        mark = marks(first, text) if marks else ""
+        header = " ".join(x for x in (mission_header(first.seq, first.at, other), mark) if x)
+        headers.append((header + " " + _whose(first)).rstrip())
+    in_window = {
+        (r, i)
+        for r, run in enumerate(runs)
+        if run[0].mission_id in (shown or {})
+        for i, u in enumerate(spans[r])
+        if _in_window(texts[r][u.start : u.end], (shown or {})[run[0].mission_id])
+    }
     growing: dict[int, Growing] = {}
     used = 0
 
     def take(r: int, i: int) -> bool:
         nonlocal used
+        if (r, i) in in_window:
+            return False
         if r not in growing:
             growing[r] = Growing(texts[r], spans[r], "", quoted=True)
         grow = growing[r]
@@ -532,7 +575,7 @@ def _ranked_lines(
     return [
         (
             runs[r],
-            len(growing[r].kept) == len(spans[r]),
+            len(growing[r].kept) + sum(1 for x, _ in in_window if x == r) == len(spans[r]),
             f"- {headers[r]} {_quote(growing[r].render())}",
         )
         for r in sorted(growing)
@@ -546,10 +589,22 @@ def _recall_section(
     session_number: int,
     ranked: list[RecalledPassage] | None = None,
     terms: list[str] | None = None,
+    marks: Marks | None = None,
+    window: dict[int, str] | None = None,
 ) -> Section:
     """Recall: `passages` (the history that fits, the missions the instruction names or
     the summary's matching items cite) as whole excerpts first; then the lines of the
-    `ranked` passages that matter most for the instruction's `terms`."""
+    `ranked` passages that matter most for the instruction's `terms`. `marks` labels an
+    excerpt whose statement was superseded. A mission the detail window trims is recalled
+    too, for what the window leaves out of it (`window`: what it holds, by mission id)."""
+    window = window or {}
+    # What the window shows whole needs no recall; of what it trims, the rest is recalled.
+    passages = [
+        p
+        for p in passages
+        if p.mission_id not in window
+        or not all(_in_window(p.text[u.start : u.end], window[p.mission_id]) for u in units(p.text))
+    ]
     ranked = ranked or []
     if not (passages or ranked) or budget <= 0:
         return Section("recall", "", max(budget, 0))
@@ -571,8 +626,9 @@ def _recall_section(
     for run in _excerpts(passages):
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
-        header = mission_header(first.seq, first.at, other)
         text = "\n".join(p.text for p in run)
+        mark = marks(first, text) if marks else ""
+        header = " ".join(x for x in (mission_header(first.seq, first.at, other), mark) if x)
         # What the quoted excerpt may take: the line is "- {header} {quoted}", after a
         # newline.
         room = budget - used - 1 - len(header) - 3
@@ -595,7 +651,7 @@ def _recall_section(
     ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
     if ranked:
         runs = _excerpts(ranked)
-        taken = _ranked_lines(runs, terms or [], budget - used, session_number)
+        taken = _ranked_lines(runs, terms or [], budget - used, session_number, marks, window)
         for run, whole_excerpt, line in taken:
             lines.append(line)
             used += 1 + len(line)
@@ -674,6 +730,23 @@ def _brief_section(brief: Brief | None, budget: int) -> Section:
     )
 
 
+def _superseded_marks(inputs: ContextInputs) -> Marks:
+    """How recall marks an excerpt whose statement a later mission reversed: by the
+    summary's record, or by a reversal the person stated in a mission not folded yet (the
+    window, the pending ones)."""
+    record: dict[Ref, list[Superseded]] = inputs.superseded
+    later: list[Reversal] = reversals(
+        [(m.seq, m.instruction) for m in inputs.recent if not m.instruction_is_generated]
+        + [(m.seq, m.instruction) for m in inputs.pending]
+    )
+
+    def mark(first: RecalledPassage, text: str) -> str:
+        other = first.session_number if first.session_number != inputs.session_number else None
+        return marker(superseded_by((other, first.seq), text, record=record, later=later))
+
+    return mark
+
+
 # --- the prompt --------------------------------------------------------------------------
 
 
@@ -696,17 +769,11 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     pending = _pending_section(inputs.pending, inputs.carried_from)
     memory = _memory_section(inputs.ranked_memory)
     fixed = system.chars + summary_section.chars + pending.chars + memory.chars + _JOINERS
-    # A plan's brief: before the current mission, and never at the cost of its minimum.
-    brief = _brief_section(
-        inputs.brief,
-        min(BRIEF_BUDGET_CHARS, envelope - fixed - recall_floor - settings.CURRENT_BUDGET_CHARS),
-    )
-    fixed += brief.chars
-
+    # The current instruction is budgeted first: it gets what the envelope leaves beside
+    # the sections of fixed caps before it, so it is never cut while the envelope has
+    # room; a plan's brief, the window and recall shrink to make room for it.
     header = f"{mission_header(inputs.seq, inputs.at)} Current mission — answer this:\n"
-    current_budget = max(
-        min(settings.CURRENT_BUDGET_CHARS, envelope - fixed - recall_floor), len(header) + 200
-    )
+    current_budget = max(envelope - fixed, len(header) + 200)
     instruction = trim_middle(
         inputs.instruction, current_budget - len(header), label="this instruction"
     )
@@ -718,6 +785,9 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         trimmed=instruction != inputs.instruction,
     )
     fixed += current.chars
+    # A plan's brief: before the current mission, and never at the cost of recall's floor.
+    brief = _brief_section(inputs.brief, min(BRIEF_BUDGET_CHARS, envelope - fixed - recall_floor))
+    fixed += brief.chars
 
     recent_budget = max(min(inputs.detail_budget, envelope - fixed - recall_floor), 0)
     blocks, digests, kept = _recent_blocks(inputs.recent, recent_budget, inputs.terms)
@@ -763,12 +833,21 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         session_number=inputs.session_number,
         ranked=inputs.recalled,
         terms=inputs.terms,
+        marks=_superseded_marks(inputs),
+        window={m.pk: f"{user_text}\n{reply}" for m, user_text, reply in blocks},
     )
 
+    # The cacheable prefix: the system message and the summary, each a message of its
+    # own, byte-identical from one fold to the next (a provider's prompt cache reuses
+    # them). Everything that changes per mission comes after: the pending digests (one
+    # more each mission), the window (it shifts each mission), memory ranked for the
+    # instruction, recall, the instruction.
     messages: list[dict[str, str]] = [{"role": "system", "content": system.text}]
-    context_text = "\n\n".join(s.text for s in (summary_section, pending) if s.text)
-    if context_text:
-        messages.append({"role": "system", "content": context_text})
+    if summary_section.text:
+        messages.append({"role": "system", "content": summary_section.text})
+    stable = len(messages)
+    if pending.text:
+        messages.append({"role": "system", "content": pending.text})
     if digests:
         messages.append({"role": "user", "content": "\n".join([DIGEST_TITLE, *digests])})
     for _, user_text, reply in blocks:
@@ -795,4 +874,5 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         messages=messages,
         seq=inputs.seq,
         envelope=envelope,
+        stable_messages=stable,
     )

@@ -87,16 +87,19 @@ class Progress:
         no fold check is queued at all."""
         return fold_due(waiting=self.mission_count - settings.DETAIL_MISSIONS - self.folded_through)
 
-    def index_due(self, *, seq: int) -> bool:
-        """Whether mission `seq`, just finished, should index the session's unindexed
-        missions now. Recall reads only missions outside the window, so they are indexed
-        every INDEX_BATCH seqs: a mission then waits for at most INDEX_BATCH - 1 later ones,
-        while `DETAIL_MISSIONS` must finish before it leaves the window. A mission
-        close to leaving it or past it (one that finished late, a retry) indexes at
-        once; a batch that never came (its mission failed) is taken by the next, and
-        the sweep takes what is still left."""
+    def index_due(self, *, seq: int, chars: int = 0) -> bool:
+        """Whether mission `seq` (of `chars` chars), just finished, should index the
+        session's unindexed missions now. Recall reads missions outside the window, so
+        they are indexed every INDEX_BATCH seqs: a mission then waits for at most
+        INDEX_BATCH - 1 later ones, while `DETAIL_MISSIONS` must finish before it leaves
+        the window. A mission close to leaving it or past it (one that finished late, a
+        retry) indexes at once; so does one larger than its even share of the smallest
+        detail cap, which the window may trim (what it leaves out is recalled from the
+        next mission on). A batch that never came (its mission failed) is taken by the
+        next, and the sweep takes what is still left."""
         close = self.mission_count - seq >= settings.DETAIL_MISSIONS - INDEX_BATCH
-        return seq % INDEX_BATCH == 0 or close
+        share = min(settings.DETAIL_BUDGET_CHARS.values()) // settings.DETAIL_MISSIONS
+        return seq % INDEX_BATCH == 0 or close or chars > share
 
 
 def session_progress(*, session_id: int) -> Progress | None:

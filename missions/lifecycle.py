@@ -147,7 +147,14 @@ def mission_complete(
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
     # Read once committed: the checks then see this mission among the finished ones,
     # and the read does not hold the write lock.
-    transaction.on_commit(partial(_queue_followups, mission.session_id, mission.seq))
+    transaction.on_commit(
+        partial(
+            _queue_followups,
+            mission.session_id,
+            mission.seq,
+            len(mission.instruction) + len(mission.reply),
+        )
+    )
     return message
 
 
@@ -159,12 +166,12 @@ def _reply_payload(mission: Mission) -> dict[str, Any]:
     return {"seq": mission.seq}
 
 
-def _queue_followups(session_id: int, seq: int) -> None:
+def _queue_followups(session_id: int, seq: int, chars: int) -> None:
     """The recall index and the fold, each only when it can be due (one query)."""
     progress = session_progress(session_id=session_id)
     if progress is None:
         return
-    if progress.index_due(seq=seq):
+    if progress.index_due(seq=seq, chars=chars):
         queue_task_on_commit("context.tasks.passages_index_session", session_id)
     if progress.fold_may_be_due():
         queue_task_on_commit("summaries.tasks.summary_fold", session_id)

@@ -311,42 +311,63 @@ def test_a_summary_at_its_cap_is_kept_whole_and_one_char_less_is_cut_with_a_mark
     assert short.trimmed and summary not in short.text and "omitted" in short.text
 
 
-# --- the current mission (CURRENT_BUDGET_CHARS) -----------------------------------------
+# --- the current mission (what the envelope leaves) -------------------------------------
+
+
+def _before_current(context: AssembledContext) -> int:
+    """What the sections of fixed caps before the current mission take (with joiners)."""
+    return context.envelope - (context.section("current").budget or 0)
 
 
 @EDGES
-@given(text_of(400, 12_000))
-def test_an_instruction_at_its_cap_is_kept_whole_and_one_char_less_is_cut_with_a_marker(
-    instruction: str,
+@given(text_of(400, 20_000), st.sampled_from(["dm", "master"]))
+def test_an_instruction_is_whole_while_the_envelope_has_room_and_cut_with_a_marker_when_not(
+    instruction: str, kind: str
 ) -> None:
-    inputs = _inputs(instruction=instruction, envelope=ROOMY)
-    whole = render(inputs, CURRENT_BUDGET_CHARS=ROOMY).section("current")
-    assert whole.text.endswith(instruction)
-    cap = whole.chars
+    """The current instruction is budgeted first (issue 36): beside a full window it is
+    never cut while the envelope has room for it, and an envelope one char too small
+    cuts it with a marker."""
+    inputs = _inputs(
+        instruction=instruction,
+        envelope=int(settings.CONTEXT_BUDGET_CHARS[kind]),
+        summary_text="Decided: launch on March 14. " * 40,
+        recent=[_mission(50 + n, "예산 " * 300, "budget " * 600) for n in range(8)],
+    )
+    whole = render(inputs)
+    current = whole.section("current")
+    assert current.text.endswith(instruction) and not current.trimmed
+    # The window made room for it.
+    recent = whole.section("recent")
+    assert recent.budget == max(
+        min(
+            inputs.detail_budget,
+            whole.envelope - _before_current(whole) - current.chars - settings.RECALL_BUDGET_CHARS,
+        ),
+        0,
+    )
+    envelope = _before_current(whole) + current.chars
 
-    exact = render(inputs, CURRENT_BUDGET_CHARS=cap).section("current")
-    assert exact.text == whole.text and not exact.trimmed
+    exact = render(replace(inputs, envelope=envelope)).section("current")
+    assert exact.text == current.text and not exact.trimmed
 
-    short = render(inputs, CURRENT_BUDGET_CHARS=cap - 1).section("current")
-    _within(short, cap - 1)
+    short = render(replace(inputs, envelope=envelope - 1)).section("current")
+    _within(short, current.chars - 1)
     assert short.trimmed and instruction not in short.text and "omitted" in short.text
 
 
 @EDGES
 @given(
-    # Long instructions beside full sections: where the instruction's cap could reach
-    # into recall's floor.
+    # Long instructions beside full sections: the instruction takes the room first.
     text_of(15_000, 20_000),
     st.lists(text_of(500, 1_000), min_size=6, max_size=20),
     text_of(4_000, 6_000),
     st.sampled_from(["dm", "master", "all"]),
-    st.sampled_from([8_000, 20_000, 40_000]),
 )
-def test_recall_keeps_its_floor_whatever_the_instruction_and_the_caps(
-    instruction: str, memory: list[str], summary: str, kind: str, current_cap: int
+def test_recall_keeps_its_floor_unless_the_instruction_needs_the_room(
+    instruction: str, memory: list[str], summary: str, kind: str
 ) -> None:
-    """What the sections before recall take never leaves recall less than its floor, even
-    when the instruction's own cap would allow more than the envelope has left."""
+    """What the window takes never leaves recall less than its floor; only the current
+    instruction may, and only the room it needs."""
     inputs = _inputs(
         instruction=instruction,
         summary_text=summary,
@@ -354,9 +375,13 @@ def test_recall_keeps_its_floor_whatever_the_instruction_and_the_caps(
         ranked_memory=[MemoryItem(pk=100 + n, kind="fact", text=t) for n, t in enumerate(memory)],
         recent=[_mission(50 + n, "예산 " * 300, "budget " * 600) for n in range(8)],
     )
-    context = render(inputs, CURRENT_BUDGET_CHARS=current_cap)
+    context = render(inputs)
+    current = context.section("current")
+    assert current.text.endswith(instruction) and not current.trimmed
     recall = context.section("recall")
-    assert recall.budget is not None and recall.budget >= settings.RECALL_BUDGET_CHARS
+    left = context.envelope - _before_current(context) - current.chars
+    assert recall.budget is not None
+    assert recall.budget >= min(settings.RECALL_BUDGET_CHARS, left)
 
 
 # --- the detail window (the channel's detail cap) ---------------------------------------

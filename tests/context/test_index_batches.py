@@ -7,6 +7,7 @@ are indexed too. In English and Korean."""
 from typing import Any
 
 import pytest
+from django.conf import settings
 
 from context.models import Passage
 from context.services import passages_index_session
@@ -159,6 +160,16 @@ def test_a_sessions_last_missions_are_indexed_when_a_new_session_starts() -> Non
 def test_when_a_finished_mission_indexes(count: int, seq: int, due: bool) -> None:
     assert INDEX_BATCH == 4
     assert Progress(mission_count=count, folded_through=0).index_due(seq=seq) is due
+
+
+def test_a_mission_the_window_may_trim_indexes_at_once() -> None:
+    """What the window leaves out of a mission is recallable from the next mission on
+    (issue 36), so one larger than its even share of the smallest detail cap does not
+    wait for its batch."""
+    share = min(settings.DETAIL_BUDGET_CHARS.values()) // settings.DETAIL_MISSIONS
+    progress = Progress(mission_count=5, folded_through=0)
+    assert not progress.index_due(seq=5, chars=share)
+    assert progress.index_due(seq=5, chars=share + 1)
 
 
 @pytest.mark.postgres

@@ -88,7 +88,14 @@ def test_context_json_has_the_stable_keys(tmp_path: Path) -> None:
     out = StringIO()
     call_command("context", str(ids["channel"]), "--instruction", "Task 3?", "--json", stdout=out)
     report = json.loads(out.getvalue())
-    assert set(report) == {"sections", "total_chars", "envelope", "messages"}
+    assert set(report) == {
+        "sections",
+        "total_chars",
+        "stable_prefix_chars",
+        "stable_messages",
+        "envelope",
+        "messages",
+    }
     names = [s["name"] for s in report["sections"]]
     assert names == ["system", "summary", "pending", "recent", "memory", "recall", "current"]
     for section in report["sections"]:

@@ -76,4 +76,8 @@ class Command(BaseCommand):
                 held.append("memory " + ", ".join(str(i) for i in section.memory_ids))
             rows.append(f"{section.name:<9} {section.chars:>7} {budget:>7}  {'; '.join(held)}")
         rows.append(f"{'total':<9} {context.total_chars:>7}")
+        rows.append(
+            f"{'prefix':<9} {context.stable_prefix_chars:>7}  the first "
+            f"{context.stable_messages} messages, byte-identical until the next fold"
+        )
         return "\n".join(rows)

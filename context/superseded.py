@@ -1,0 +1,135 @@
+"""Which recalled excerpts quote a decision that was later reversed (issue 36): recall
+brings back the original words, so an excerpt of a superseded decision is marked
+"(superseded by #97)", the way the summary marks the decision itself. Pure functions,
+no database.
+
+Two sources: the summary's own record (a decision it marks superseded, a mission it
+dropped as "superseded by #N"), and, for reversals it has not folded yet, the person's
+sentences in the detail window and the pending missions that reverse an earlier
+statement (language.statements: "instead", "변경", another value for one subject)."""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from language.statements import (
+    content_words,
+    normalize,
+    reverses,
+    same_topic,
+    split_sentences,
+    supersedes,
+)
+from summaries.render import Ref, ref_label
+from summaries.schemas import SummaryState
+
+# A dropped mission's reason as the extractive fold writes it when a newer statement
+# retired the mission's item.
+_DROPPED_SUPERSEDED = re.compile(r"^superseded by (#\d+|s\d+#\d+)")
+# Sentences of an excerpt compared with the reversals: enough for a few hundred chars.
+MAX_SENTENCES = 40
+# Words too common to say two sentences share a subject (the cheap test run before the
+# full comparison of a sentence with a reversal).
+_COMMON = frozenset(
+    [
+        *("change", "changed", "decided", "instead", "plan", "that", "this", "with", "from"),
+        *("have", "will", "were", "been", "they", "what", "when", "your", "ours", "there"),
+    ]
+)
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words of a sentence that can name its subject or its value."""
+    return frozenset(
+        w for w in content_words(text) if w not in _COMMON and (len(w) >= 4 or not w.isascii())
+    )
+
+
+@dataclass(frozen=True)
+class Superseded:
+    """A statement of mission `ref` that a later one reversed (`by`: its label)."""
+
+    ref: Ref
+    statement: str
+    by: str
+
+
+@dataclass(frozen=True)
+class Reversal:
+    """A sentence of mission #seq of this session that reverses an earlier statement."""
+
+    seq: int
+    sentence: str
+    words: frozenset[str] = frozenset()
+
+
+def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, list[Superseded]]:
+    """The summary's record of superseded statements, by the mission they came from:
+    decisions marked superseded, and missions dropped because a newer statement retired
+    their item (`dropped` as stored: a list of {"mission", "session", "reason"})."""
+    out: dict[Ref, list[Superseded]] = {}
+    for decision in state.decisions:
+        if not decision.superseded:
+            continue
+        by = ", ".join(ref_label(decision.session, s) for s in decision.superseded_by)
+        for seq in decision.missions:
+            ref = (decision.session, seq)
+            out.setdefault(ref, []).append(Superseded(ref, decision.text, by))
+    for row in dropped:
+        match = _DROPPED_SUPERSEDED.match(str(row.get("reason", "")))
+        if match is None:
+            continue
+        ref = (row.get("session"), int(row["mission"]))
+        digest = str(row["reason"]).split("digest:", 1)[-1].strip()
+        out.setdefault(ref, []).append(Superseded(ref, digest, match.group(1)))
+    return out
+
+
+def reversals(missions: list[tuple[int, str]]) -> list[Reversal]:
+    """The sentences of the person's instructions (seq, text) that reverse something."""
+    return [
+        Reversal(seq, sentence, _words(sentence))
+        for seq, text in missions
+        for sentence in split_sentences(text)
+        if reverses(sentence)
+    ]
+
+
+def _holds(text: str, statement: str) -> bool:
+    """Whether an excerpt states `statement` (its words, or a sentence on its subject)."""
+    key = normalize(statement.rstrip("…"))
+    if key and key in normalize(text):
+        return True
+    return any(same_topic(s, statement) for s in split_sentences(text)[:MAX_SENTENCES])
+
+
+def superseded_by(
+    ref: Ref,
+    text: str,
+    *,
+    record: dict[Ref, list[Superseded]],
+    later: list[Reversal],
+) -> list[str]:
+    """The labels of the missions that superseded what excerpt `text` of mission `ref`
+    (session number or None for this session, seq) says; empty when nothing did."""
+    labels: list[str] = []
+    for item in record.get(ref, []):
+        if item.by and item.by not in labels and _holds(text, item.statement):
+            labels.append(item.by)
+    session, seq = ref
+    newer = [r for r in later if session is not None or r.seq > seq]
+    if newer:
+        # Only a sentence that shares a word with a reversal is compared with it in full.
+        sentences = [(s, _words(s)) for s in split_sentences(text)[:MAX_SENTENCES]]
+        for reversal in newer:
+            label = ref_label(None, reversal.seq)
+            if label not in labels and any(
+                words & reversal.words and supersedes(reversal.sentence, sentence)
+                for sentence, words in sentences
+            ):
+                labels.append(label)
+    return labels
+
+
+def marker(labels: list[str]) -> str:
+    return f"(superseded by {', '.join(labels)})" if labels else ""

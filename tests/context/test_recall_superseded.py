@@ -1,0 +1,124 @@
+"""Recall marks an excerpt whose decision was later reversed (issue 36): the original
+words come back, labelled "(superseded by #N)" as the summary labels the decision, in
+English and in Korean; whether the reversal has been folded into the summary (its
+record) or is still in the detail window (found in the person's words)."""
+
+from typing import Any
+
+import pytest
+
+from context.superseded import Superseded, reversals, superseded_by
+from summaries.models import RollingSummary
+from summaries.render import Ref
+from tests.factories import add_finished_missions, dm_channel, make_office, next_context
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CASES: dict[str, dict[str, Any]] = {
+    "en": {
+        "old": "We decided the launch city is Lisbon.",
+        "old_reply": "Lisbon it is for the launch event.",
+        "new": "Change of plan: we decided the launch city is Porto instead of Lisbon.",
+        "new_reply": "Switched: the launch event moves to Porto.",
+        "filler": (
+            "Mission {n}: review the onboarding copy and tidy the buttons.",
+            "Reviewed. The sentences are shorter and the button labels match. ",
+        ),
+        "question": "Which launch city did we pick, Lisbon?",
+        "old_words": "launch city is Lisbon",
+    },
+    "ko": {
+        "old": "출시 도시는 리스본으로 결정했어요.",
+        "old_reply": "네, 출시 행사는 리스본에서 합니다.",
+        "new": "계획 변경: 출시 도시는 리스본 대신 포르투로 결정했어요.",
+        "new_reply": "알겠습니다, 출시 행사를 포르투로 옮깁니다.",
+        "filler": (
+            "작업 {n}: 온보딩 화면의 문구를 검토하고 버튼을 정리해 주세요.",
+            "검토했습니다. 문장을 짧게 다듬고 버튼 문구를 통일했습니다. ",
+        ),
+        "question": "출시 도시가 리스본이었나?",
+        "old_words": "출시 도시는 리스본으로",
+    },
+}
+
+
+def _texts(case: dict[str, Any], new_at: int):
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return case["old"], case["old_reply"]
+        if n == new_at:
+            return case["new"], case["new_reply"]
+        instruction, reply = case["filler"]
+        return instruction.format(n=n), reply * 40
+
+    return text
+
+
+def _recall_line(context: Any, words: str) -> str:
+    lines = [line for line in context.section("recall").text.splitlines() if words in line]
+    assert lines, context.section("recall").text
+    return lines[0]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_an_excerpt_of_a_decision_the_summary_marks_superseded_says_so(language: str) -> None:
+    case = CASES[language]
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    # Both missions have left the window and are folded: the summary records the reversal.
+    add_finished_missions(session, 14, text=_texts(case, new_at=3))
+    state = RollingSummary.objects.get(session=session).state
+    assert any(d["superseded"] and d["superseded_by"] == [3] for d in state["decisions"])
+    context = next_context(channel=channel, instruction=case["question"])
+    line = _recall_line(context, case["old_words"])
+    assert line.startswith("- [mission #1 · ")
+    assert "(superseded by #3)" in line
+    # The reversal itself is not marked.
+    assert all(
+        "(superseded" not in x
+        for x in context.section("recall").text.splitlines()
+        if x.startswith("- [mission #3 ")
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_an_excerpt_reversed_by_a_mission_still_in_the_window_says_so(language: str) -> None:
+    case = CASES[language]
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    # Mission 1 has left the window; the reversal (#12) is in it, not folded yet.
+    add_finished_missions(session, 12, text=_texts(case, new_at=12))
+    context = next_context(channel=channel, instruction=case["question"])
+    assert 12 in context.section("recent").mission_seqs
+    line = _recall_line(context, case["old_words"])
+    assert line.startswith("- [mission #1 · ")
+    assert "(superseded by #12)" in line
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_an_excerpt_of_a_decision_that_still_holds_is_not_marked(language: str) -> None:
+    case = CASES[language]
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 12, text=_texts(case, new_at=99))
+    context = next_context(channel=channel, instruction=case["question"])
+    line = _recall_line(context, case["old_words"])
+    assert "(superseded" not in line
+
+
+def test_only_a_later_reversal_on_the_same_subject_supersedes_an_excerpt() -> None:
+    old = "We decided the launch city is Lisbon."
+    reversal = reversals([(7, "Change of plan: the launch city is Porto instead of Lisbon.")])[0]
+    assert superseded_by((None, 3), old, record={}, later=[reversal]) == ["#7"]
+    # An earlier mission cannot supersede a later one; another subject is left alone.
+    assert superseded_by((None, 9), old, record={}, later=[reversal]) == []
+    other = "We decided the caterer is Bloom Kitchen."
+    assert superseded_by((None, 3), other, record={}, later=[reversal]) == []
+    # An excerpt of an earlier session is older than any reversal of this one.
+    assert superseded_by((1, 30), old, record={}, later=[reversal]) == ["#7"]
+    # The summary's record counts only for an excerpt that states the recorded decision.
+    record: dict[Ref, list[Superseded]] = {
+        (None, 3): [Superseded((None, 3), "The launch city is Lisbon.", "#7")]
+    }
+    assert superseded_by((None, 3), old, record=record, later=[]) == ["#7"]
+    assert superseded_by((None, 3), other, record=record, later=[]) == []
