@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 
 from context.detail import DETAIL_DIGEST_CHARS, DIGEST_TITLE, window_shares
-from context.excerpts import Growing, Unit, render, score, select, term_weights, units
+from context.excerpts import Growing, Unit, marker, render, score, select, term_weights, units
 from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
     HISTORY_MIN_CHARS,
@@ -489,27 +489,37 @@ def _ranked_lines(
         other = first.session_number if first.session_number != session_number else None
         headers.append((mission_header(first.seq, first.at, other) + " " + _whose(first)).rstrip())
     growing: dict[int, Growing] = {}
+    built: dict[int, Growing] = {}
+    kept: list[set[int]] = [set() for _ in runs]
+    # A line costs at least its own chars less the marker it replaces (a marker is never
+    # longer than the one for the whole excerpt, quoted): lines that cannot fit whatever
+    # their neighbours are refused without measuring.
+    longest = [len(marker("", len(t), 2)) + 1 for t in texts]
     used = 0
 
     def take(r: int, i: int) -> bool:
         nonlocal used
-        if r not in growing:
-            growing[r] = Growing(texts[r], spans[r], "", quoted=True)
-        grow = growing[r]
+        span = spans[r][i]
         # "- {header} " and the quotes around the excerpt, and its line's joiner.
         frame = len(headers[r]) + 4
+        least = span.end - span.start + (frame if not kept[r] else -longest[r])
+        if used + least > budget:
+            return False
+        if r not in built:
+            built[r] = Growing(texts[r], spans[r], "", quoted=True)
+        grow = built[r]
         old = (grow._length(grow.body, grow.kept[-1]) + frame) if grow.kept else 0
         cost = grow.length_with(i) + frame - old
         if used + cost > budget:
-            if not grow.kept:
-                del growing[r]
             return False
         grow.add(i)
+        kept[r].add(i)
+        growing[r] = grow
         used += cost
         return True
 
     for negative, _, r, i in candidates:
-        if (r in growing and i in growing[r].kept) or not take(r, i):
+        if i in kept[r] or not take(r, i):
             continue
         if negative >= 0:
             # What the hits leave goes to the rest of the ranked excerpts, one line of each
@@ -523,7 +533,7 @@ def _ranked_lines(
     # A line refused while the gap beside it still cost a marker may fit now that its
     # neighbours are in (a marker can be longer than the line it stands for).
     for _, _, r, i in candidates:
-        if not (r in growing and i in growing[r].kept):
+        if i not in kept[r]:
             take(r, i)
     # In the order the excerpts ranked; the second item says whether the excerpt is whole.
     return [
