@@ -20,7 +20,7 @@ from context.loading import (
     RecalledPassage,
 )
 from context.passages import OFFICE_BRIEF_LABEL, mission_text
-from language.analysis import query_terms
+from language.analysis import asks_for_value, query_terms, states_a_value
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
@@ -37,6 +37,9 @@ RECALL_MIN_EXCERPT = 150
 # The person's own words state names, numbers and decisions more often than a reply
 # does (as in the extractive fold): a recalled line of theirs weighs this much more.
 PERSON_WEIGHT = 1.5
+# A question that asks for a number, an amount or a date is answered by a line that
+# states one: among the lines that hold its terms, those weigh this much more.
+VALUE_WEIGHT = 1.5
 # A recalled line shorter than this (or a question) brings the line after it.
 RECALL_SHORT_LINE = 60
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
@@ -452,15 +455,21 @@ def _persons(run: list[RecalledPassage], offset: int) -> bool:
 
 
 def _ranked_lines(
-    runs: list[list[RecalledPassage]], terms: list[str], budget: int, session_number: int
+    runs: list[list[RecalledPassage]],
+    terms: list[str],
+    budget: int,
+    session_number: int,
+    *,
+    values_wanted: bool = False,
 ) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
     is among the lines recalled), the best taken first (ties to the better-ranked
     excerpt, then the earlier line), with the line after one too short to stand alone (a
     question, a one-word answer); then, while room is left, the other lines of the ranked
-    excerpts, one of each in turn. Returns (run, whether the excerpt is whole, its line)
-    in rank order."""
+    excerpts, one of each in turn. With `values_wanted` (the instruction asks for a
+    number, an amount or a date), a line that states one weighs VALUE_WEIGHT more.
+    Returns (run, whether the excerpt is whole, its line) in rank order."""
     texts = ["\n".join(p.text for p in run) for run in runs]
     spans = [units(t) for t in texts]
     weights = term_weights(
@@ -470,6 +479,7 @@ def _ranked_lines(
         [
             score(texts[r][u.start : u.end], weights)
             * (PERSON_WEIGHT if _persons(runs[r], u.start) else 1.0)
+            * (VALUE_WEIGHT if values_wanted and states_a_value(texts[r][u.start : u.end]) else 1.0)
             for u in us
         ]
         for r, us in enumerate(spans)
@@ -553,6 +563,7 @@ def _recall_section(
     session_number: int,
     ranked: list[RecalledPassage] | None = None,
     terms: list[str] | None = None,
+    values_wanted: bool = False,
 ) -> Section:
     """Recall: `passages` (the history that fits, the missions the instruction names or
     the summary's matching items cite) as whole excerpts first; then the lines of the
@@ -602,7 +613,9 @@ def _recall_section(
     ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
     if ranked:
         runs = _excerpts(ranked)
-        taken = _ranked_lines(runs, terms or [], budget - used, session_number)
+        taken = _ranked_lines(
+            runs, terms or [], budget - used, session_number, values_wanted=values_wanted
+        )
         for run, whole_excerpt, line in taken:
             lines.append(line)
             used += 1 + len(line)
@@ -770,6 +783,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         session_number=inputs.session_number,
         ranked=inputs.recalled,
         terms=inputs.terms,
+        values_wanted=asks_for_value(inputs.instruction),
     )
 
     messages: list[dict[str, str]] = [{"role": "system", "content": system.text}]
