@@ -61,7 +61,10 @@ def main(
         env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
         if target == "postgres":
             env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or PG_DEFAULT
-            env["TEST_DATABASE_NAME"] = f"test_office_bench_{Path(script).stem}"
+            # A name of its own per benchmark, under the caller's TEST_DATABASE_NAME when
+            # set (benchmarks of several checkouts can share one server).
+            prefix = os.environ.get("TEST_DATABASE_NAME") or "test_office"
+            env["TEST_DATABASE_NAME"] = f"{prefix}_bench_{Path(script).stem}"
         child = subprocess.run(
             [sys.executable, script, "--child", "--database", target],
             env=env,

@@ -11,7 +11,6 @@ words every line shares weigh little."""
 
 import bisect
 import itertools
-import json
 import math
 import re
 from collections.abc import Iterable
@@ -130,14 +129,18 @@ class Growing:
             piece = text[span.start : span.end]
             self.before.append(self.before[-1] + len(piece))
             self.sizes.append(_quoted_len(piece) if quoted else len(piece))
+        # A marker's only escapes, quoted: its label's and its final newline's.
+        self.marker_escapes = _quoted_len(label) - len(label) + 1 if quoted else 0
         self.kept: list[int] = []
         self.body = self._gap(0, len(spans) - 1)
+        # No marker is longer than the one standing for the whole text (with the plural).
+        self.longest_marker = len(marker(label, len(text), 2)) + self.marker_escapes
 
     def _gap(self, first: int, last: int) -> int:
         if first > last:
             return 0
         text = marker(self.label, self.before[last + 1] - self.before[first], last - first + 1)
-        return _quoted_len(text) if self.quoted else len(text)
+        return len(text) + self.marker_escapes
 
     def _grown(self, index: int) -> tuple[int, int]:
         at = bisect.bisect_left(self.kept, index)
@@ -171,8 +174,18 @@ class Growing:
         return render(self.text, self.spans, set(self.kept), self.label)
 
 
+# What JSON quoting escapes (json.dumps with ensure_ascii=False): the quote, the
+# backslash and control characters; five of those in two chars, the others in six.
+_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
+_SHORT_ESCAPES = frozenset('\\"\n\r\t\b\f')
+
+
 def _quoted_len(text: str) -> int:
-    return len(json.dumps(text, ensure_ascii=False)) - 2
+    """len(json.dumps(text, ensure_ascii=False)) - 2, without building the quoted text."""
+    length = len(text)
+    for char in _ESCAPED.findall(text):
+        length += 1 if char in _SHORT_ESCAPES else 5
+    return length
 
 
 def select(

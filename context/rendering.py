@@ -12,6 +12,7 @@ from django.conf import settings
 
 from context.detail import DETAIL_DIGEST_CHARS, DIGEST_TITLE, window_shares
 from context.excerpts import Growing, Unit, render, score, select, term_weights, units
+from context.excerpts import marker as gap_marker
 from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
     HISTORY_MIN_CHARS,
@@ -22,7 +23,7 @@ from context.loading import (
 )
 from context.passages import OFFICE_BRIEF_LABEL, mission_text
 from context.superseded import Reversal, Superseded, marker, reversals, superseded_by
-from language.analysis import query_terms
+from language.analysis import asks_for_value, query_terms, states_a_value
 from llm.base import language_line
 from memory.models import MemoryItem
 from missions.models import Mission
@@ -44,6 +45,9 @@ RECALL_MIN_EXCERPT = 150
 # The person's own words state names, numbers and decisions more often than a reply
 # does (as in the extractive fold): a recalled line of theirs weighs this much more.
 PERSON_WEIGHT = 1.5
+# A question that asks for a number, an amount or a date is answered by a line that
+# states one: among the lines that hold its terms, those weigh this much more.
+VALUE_WEIGHT = 1.5
 # A recalled line shorter than this (or a question) brings the line after it.
 RECALL_SHORT_LINE = 60
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
@@ -487,6 +491,8 @@ def _ranked_lines(
     session_number: int,
     marks: Marks | None = None,
     shown: dict[int, str] | None = None,
+    *,
+    values_wanted: bool = False,
 ) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
@@ -494,8 +500,10 @@ def _ranked_lines(
     excerpt, then the earlier line), with the line after one too short to stand alone (a
     question, a one-word answer); then, while room is left, the other lines of the ranked
     excerpts, one of each in turn. A line the detail window already shows (`shown`: by
-    mission id, what the window holds of a mission it trims) is left out. Returns (run,
-    whether the excerpt is whole, its line) in rank order."""
+    mission id, what the window holds of a mission it trims) is left out. With
+    `values_wanted` (the instruction asks for a number, an amount or a date), a line that
+    states one weighs VALUE_WEIGHT more. Returns (run, whether the excerpt is whole, its
+    line) in rank order."""
     texts = ["\n".join(p.text for p in run) for run in runs]
     spans = [units(t) for t in texts]
     weights = term_weights(
@@ -505,6 +513,7 @@ def _ranked_lines(
         [
             score(texts[r][u.start : u.end], weights)
             * (PERSON_WEIGHT if _persons(runs[r], u.start) else 1.0)
+            * (VALUE_WEIGHT if values_wanted and states_a_value(texts[r][u.start : u.end]) else 1.0)
             for u in us
         ]
         for r, us in enumerate(spans)
@@ -533,29 +542,39 @@ def _ranked_lines(
         if _in_window(texts[r][u.start : u.end], (shown or {})[run[0].mission_id])
     }
     growing: dict[int, Growing] = {}
+    built: dict[int, Growing] = {}
+    kept: list[set[int]] = [set() for _ in runs]
+    # A line costs at least its own chars less the marker it replaces (a marker is never
+    # longer than the one for the whole excerpt, quoted): lines that cannot fit whatever
+    # their neighbours are refused without measuring.
+    longest = [len(gap_marker("", len(t), 2)) + 1 for t in texts]
     used = 0
 
     def take(r: int, i: int) -> bool:
         nonlocal used
         if (r, i) in in_window:
             return False
-        if r not in growing:
-            growing[r] = Growing(texts[r], spans[r], "", quoted=True)
-        grow = growing[r]
+        span = spans[r][i]
         # "- {header} " and the quotes around the excerpt, and its line's joiner.
         frame = len(headers[r]) + 4
+        least = span.end - span.start + (frame if not kept[r] else -longest[r])
+        if used + least > budget:
+            return False
+        if r not in built:
+            built[r] = Growing(texts[r], spans[r], "", quoted=True)
+        grow = built[r]
         old = (grow._length(grow.body, grow.kept[-1]) + frame) if grow.kept else 0
         cost = grow.length_with(i) + frame - old
         if used + cost > budget:
-            if not grow.kept:
-                del growing[r]
             return False
         grow.add(i)
+        kept[r].add(i)
+        growing[r] = grow
         used += cost
         return True
 
     for negative, _, r, i in candidates:
-        if (r in growing and i in growing[r].kept) or not take(r, i):
+        if i in kept[r] or not take(r, i):
             continue
         if negative >= 0:
             # What the hits leave goes to the rest of the ranked excerpts, one line of each
@@ -569,7 +588,7 @@ def _ranked_lines(
     # A line refused while the gap beside it still cost a marker may fit now that its
     # neighbours are in (a marker can be longer than the line it stands for).
     for _, _, r, i in candidates:
-        if not (r in growing and i in growing[r].kept):
+        if i not in kept[r]:
             take(r, i)
     # In the order the excerpts ranked; the second item says whether the excerpt is whole.
     return [
@@ -591,6 +610,7 @@ def _recall_section(
     terms: list[str] | None = None,
     marks: Marks | None = None,
     window: dict[int, str] | None = None,
+    values_wanted: bool = False,
 ) -> Section:
     """Recall: `passages` (the history that fits, the missions the instruction names or
     the summary's matching items cite) as whole excerpts first; then the lines of the
@@ -651,7 +671,15 @@ def _recall_section(
     ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
     if ranked:
         runs = _excerpts(ranked)
-        taken = _ranked_lines(runs, terms or [], budget - used, session_number, marks, window)
+        taken = _ranked_lines(
+            runs,
+            terms or [],
+            budget - used,
+            session_number,
+            marks,
+            window,
+            values_wanted=values_wanted,
+        )
         for run, whole_excerpt, line in taken:
             lines.append(line)
             used += 1 + len(line)
@@ -835,6 +863,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         terms=inputs.terms,
         marks=_superseded_marks(inputs),
         window={m.pk: f"{user_text}\n{reply}" for m, user_text, reply in blocks},
+        values_wanted=asks_for_value(inputs.instruction),
     )
 
     # The cacheable prefix: the system message and the summary, each a message of its

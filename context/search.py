@@ -3,13 +3,17 @@ in production, SQLite's FTS5 in the embedded default (indexes made in the migrat
 `context.0002_fulltext`, `context.0003_fulltext_channel` and `memory.0002_fulltext`).
 
 Queries OR the instruction's terms together, so that a question that shares one rare
-word with an old mission still finds it; ranking (BM25, or rarity-weighted terms on
-PostgreSQL) puts the passages that share the most, and the rarest, terms first. Over a
+word with an old mission still finds it; ranking is BM25, so the passages that share the
+most, and the rarest, terms come first and words most passages hold weigh little: FTS5's
+bm25() on SQLite; on PostgreSQL each term's IDF over the channel's passages (counted
+once and kept a while, `STATS_SECONDS`) with BM25's length normalisation. Over a
 channel's history only each term's newest matches are ranked (TERM_MATCHES), so the cost
 stays flat as the history grows. Passages are matched on text normalised by
 language.analysis, so Korean particles and English word forms do not matter."""
 
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection, connections
@@ -76,28 +80,17 @@ def _fts_terms(terms: list[str]) -> str:
 
 
 def _postgres_rank(
-    table: str, where: str, where_params: list[Any], terms: list[str], limit: int, pooled: bool
+    table: str, where: str, where_params: list[Any], terms: list[str], limit: int
 ) -> tuple[str, list[Any]]:
-    """PostgreSQL has no BM25: each matching term counts by how rare it is among the
-    ranked matches (ln(1 + matches / matches holding it)), its weight computed once. Each
-    term's newest matches come from the GIN index (a rare term) or a backward scan that
-    stops early (a common one): the planner chooses by its statistics."""
+    """Among a few candidates (a summary item's evidence, memory items): each matching
+    term counts by how rare it is among the candidates that match (ln(1 + matches /
+    matches holding it)), its weight computed once."""
     literals = [f"'{t}'" for t in terms]
-    params: list[Any] = []
-    if pooled:
-        pool = " UNION ".join(
-            f'(SELECT "{table}"."id" FROM "{table}" WHERE ({where}) AND '
-            f'"{table}"."search_vector" @@ %s::tsquery ORDER BY "{table}"."id" DESC LIMIT %s)'
-            for _ in terms
-        )
-        for literal in literals:
-            params += [*where_params, literal, TERM_MATCHES]
-    else:
-        pool = (
-            f'SELECT "{table}"."id" FROM "{table}" WHERE ({where}) AND '
-            f'"{table}"."search_vector" @@ to_tsquery(\'simple\', %s)'
-        )
-        params += [*where_params, " | ".join(literals)]
+    pool = (
+        f'SELECT "{table}"."id" FROM "{table}" WHERE ({where}) AND '
+        f'"{table}"."search_vector" @@ to_tsquery(\'simple\', %s)'
+    )
+    params: list[Any] = [*where_params, " | ".join(literals)]
     present = ["(m.sv @@ %s::tsquery)" for _ in terms]
     frequency = ", ".join(f"count(*) FILTER (WHERE {p}) AS d{i}" for i, p in enumerate(present))
     weight = ", ".join(f"ln(1 + n::float / greatest(d{i}, 1)) AS w{i}" for i in range(len(terms)))
@@ -110,6 +103,125 @@ def _postgres_rank(
         f"SELECT m.id FROM m CROSS JOIN w ORDER BY ({score}) DESC, m.id DESC LIMIT %s"
     )
     return sql, [*params, *literals, *literals, limit]
+
+
+# BM25's parameters (Robertson's usual values). PostgreSQL's vectors are stored stripped
+# (context.migrations.0002_fulltext: ranking reads every match's vector, and without
+# positions that is several times cheaper), so a term counts once per passage there: its
+# weight is the channel's IDF, normalised by the passage's length (distinct terms)
+# against the ranked passages' average.
+BM25_K1 = 1.2
+BM25_B = 0.75
+# A term's passages in a channel are counted up to this: past it the term is common and
+# its IDF near its floor, and counting further would make the count grow with the history.
+DF_CAP = 2_048
+# How long a channel's passage count and its terms' document frequencies are reused: they
+# move slowly as a history grows, and counting them on every mission costs what grows
+# with the history. Writes of this process forget their channel's at once.
+STATS_SECONDS = 300.0
+
+
+@dataclass
+class _ChannelStats:
+    at: float
+    passages: int | None = None
+    frequency: dict[str, int] = field(default_factory=dict)
+    added: int = 0  # passages this process wrote to the channel since
+
+
+_STATS: dict[tuple[str, int], _ChannelStats] = {}
+_STATS_LOCK = threading.Lock()
+
+
+def channel_stats_grew(*, channel_id: int, passages: int) -> None:
+    """`passages` were written to the channel: its cached statistics are dropped once it
+    has grown by a tenth since they were counted (a term's weight then has moved)."""
+    with _STATS_LOCK:
+        for key in [k for k in _STATS if k[1] == channel_id]:
+            stats = _STATS[key]
+            stats.added += passages
+            if stats.passages is None or stats.added * 10 > stats.passages:
+                del _STATS[key]
+
+
+def _cached_stats(channel_id: int) -> _ChannelStats:
+    key = (str(connection.settings_dict["NAME"]), channel_id)
+    now = time.monotonic()
+    with _STATS_LOCK:
+        stats = _STATS.get(key)
+        if stats is None or now - stats.at > STATS_SECONDS:
+            if len(_STATS) > 4_096:
+                _STATS.clear()
+            stats = _STATS[key] = _ChannelStats(at=now)
+        return stats
+
+
+def _postgres_channel_rank(
+    table: str,
+    where: str,
+    where_params: list[Any],
+    terms: list[str],
+    limit: int,
+    channel_id: int,
+    stats: _ChannelStats,
+) -> tuple[str, list[Any]]:
+    """BM25 over each term's newest TERM_MATCHES matches in the channel, with each term's
+    IDF over the whole channel (N passages, df holding the term): ln(1 + (N - df + 0.5) /
+    (df + 0.5)). N and df come from `stats` when known, else are counted in the same
+    statement (df up to DF_CAP) and returned with every row, to be kept. Each term's
+    newest matches come from the GIN index (a rare term) or a backward scan that stops
+    early (a common one): the planner chooses by its statistics. At least one row comes
+    back (its id NULL when nothing matched), so the counts are kept either way."""
+    literals = [f"'{t}'" for t in terms]
+    params: list[Any] = []
+    pool = " UNION ".join(
+        f'(SELECT "{table}"."id" FROM "{table}" WHERE ({where}) AND '
+        f'"{table}"."search_vector" @@ %s::tsquery ORDER BY "{table}"."id" DESC LIMIT %s)'
+        for _ in terms
+    )
+    for literal in literals:
+        params += [*where_params, literal, TERM_MATCHES]
+    counts: list[str] = []
+    if stats.passages is None:
+        counts.append(f'(SELECT count(*) FROM "{table}" WHERE "{table}"."channel_id" = %s)')
+        params.append(channel_id)
+    else:
+        counts.append("%s")
+        params.append(stats.passages)
+    for term, literal in zip(terms, literals, strict=True):
+        if term in stats.frequency:
+            counts.append("%s")
+            params.append(stats.frequency[term])
+        else:
+            counts.append(
+                f'(SELECT count(*) FROM (SELECT 1 FROM "{table}" WHERE "{table}"."channel_id" '
+                f'= %s AND "{table}"."search_vector" @@ %s::tsquery LIMIT {DF_CAP}) c)'
+            )
+            params += [channel_id, literal]
+    columns = ", ".join(f"{c}::float AS c{i}" for i, c in enumerate(counts))
+    idf = ", ".join(
+        f"ln(1 + greatest(c0 - c{i + 1} + 0.5, 0.5) / (c{i + 1} + 0.5)) AS w{i}"
+        for i in range(len(terms))
+    )
+    present = ["(m.sv @@ %s::tsquery)" for _ in terms]
+    norm = f"({BM25_K1} * (1 - {BM25_B} + {BM25_B} * m.dl / greatest(a.avgdl, 1)))"
+    score = " + ".join(
+        f"CASE WHEN {p} THEN w.w{i} * {BM25_K1 + 1} / (1 + {norm}) ELSE 0 END"
+        for i, p in enumerate(present)
+    )
+    returned = ", ".join(f"w.c{i}" for i in range(len(counts)))
+    sql = (
+        f"WITH pool AS MATERIALIZED ({pool}), "
+        f'm AS MATERIALIZED (SELECT "{table}"."id" AS id, "{table}"."search_vector" AS sv, '
+        f'length("{table}"."search_vector") AS dl '
+        f'FROM "{table}" WHERE "{table}"."id" IN (SELECT id FROM pool)), '
+        f"a AS MATERIALIZED (SELECT avg(m.dl)::float AS avgdl FROM m), "
+        f"w AS MATERIALIZED (SELECT *, {idf} FROM (SELECT {columns}) c) "
+        f"SELECT r.id, {returned} FROM w LEFT JOIN LATERAL ("
+        f"SELECT m.id FROM m CROSS JOIN a ORDER BY ({score}) DESC, m.id DESC LIMIT %s"
+        f") r ON true"
+    )
+    return sql, [*params, *literals, limit]
 
 
 def _sqlite_channel_rank(
@@ -165,9 +277,10 @@ def _rank(
     channel_id: int | None = None,
 ) -> list[int]:
     """Ids of rows of `table` among the candidates whose normalised `terms` match the
-    text's, best first, in one statement: BM25 on SQLite FTS5 (`fts`), a tf-less BM25
-    (rare terms weigh more) on PostgreSQL. With `channel_id` (the candidates are that
-    channel's history), the pool of each term's newest TERM_MATCHES matches is ranked."""
+    text's, best first, in one statement: BM25 on SQLite FTS5 (`fts`); on PostgreSQL a
+    tf-less BM25 whose IDF is the channel's (`channel_id`) or, among a few candidates,
+    the matching candidates'. With `channel_id` (the candidates are that channel's
+    history), the pool of each term's newest TERM_MATCHES matches is ranked."""
     terms = query_terms(text)
     if not terms:
         return []
@@ -177,8 +290,20 @@ def _rank(
             return candidates.where, candidates.where_params
         return _where(candidates, table)
 
+    if connection.vendor == "postgresql" and channel_id is not None:
+        stats = _cached_stats(channel_id)
+        sql, params = _postgres_channel_rank(table, *where(), terms, limit, channel_id, stats)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        if rows:
+            stats.passages = int(rows[0][1])
+            stats.frequency.update(
+                {term: int(count) for term, count in zip(terms, rows[0][2:], strict=True)}
+            )
+        return [row[0] for row in rows if row[0] is not None]
     if connection.vendor == "postgresql":
-        sql, params = _postgres_rank(table, *where(), terms, limit, pooled=channel_id is not None)
+        sql, params = _postgres_rank(table, *where(), terms, limit)
     elif channel_id is not None:
         sql, params = _sqlite_channel_rank(table, fts, *where(), terms, limit, channel_id)
     else:

@@ -5,6 +5,7 @@ from django.db import transaction
 from config.prepared import prepared
 from context.models import Passage
 from context.passages import mission_text, split_passages
+from context.search import channel_stats_grew
 from language.analysis import normalised
 from missions.models import Mission, MissionStatus
 
@@ -43,7 +44,9 @@ def passages_index(*, mission_id: int) -> int:
         Passage.objects.filter(mission_id=mission_id).delete()
         if mission is None:
             return 0
-        return len(Passage.objects.bulk_create(_passages(mission)))
+        written = len(Passage.objects.bulk_create(_passages(mission)))
+    channel_stats_grew(channel_id=mission.channel_id, passages=written)
+    return written
 
 
 _UNINDEXED = prepared(
@@ -66,6 +69,11 @@ def passages_index_session(*, session_id: int) -> int:
         rows = [passage for mission in missions for passage in _passages(mission)]
         with transaction.atomic():
             Passage.objects.bulk_create(rows, ignore_conflicts=True)
+        for channel_id in {mission.channel_id for mission in missions}:
+            channel_stats_grew(
+                channel_id=channel_id,
+                passages=sum(1 for row in rows if row.channel_id == channel_id),
+            )
         indexed += len(missions)
         if len(missions) < SWEEP_LIMIT:
             return indexed

@@ -241,3 +241,23 @@ def _query_terms(analyser_in_use: str, text: str) -> tuple[str, ...]:
         if len(seen) >= MAX_QUERY_TERMS:
             break
     return tuple(seen)[:MAX_QUERY_TERMS]
+
+
+# What a question asks for when it asks for a number, an amount, a size or a date: its
+# answer is a line that states one (the extractive fold and recall weigh such lines more).
+_ASKS_FOR_VALUE = re.compile(
+    r"\bhow (?:many|much|big|large|long|old|far|often|soon)\b|\bwhat (?:size|date|day|time|"
+    r"year|month|number|percentage|share)\b|\bwhen\b|\bnumber of\b|몇|얼마|며칠|언제",
+    re.IGNORECASE,
+)
+_STATES_A_VALUE = re.compile(r"\d")
+
+
+def asks_for_value(question: str) -> bool:
+    """Whether the question asks for a number, an amount, a size or a date."""
+    return _ASKS_FOR_VALUE.search(question) is not None
+
+
+def states_a_value(text: str) -> bool:
+    """Whether the text states a number (digits: amounts, counts, dates, times)."""
+    return _STATES_A_VALUE.search(text) is not None

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from context.loading import RecalledPassage
-from context.rendering import _recall_section
-from language.analysis import query_terms
+from context.rendering import RECALL_TITLE, _recall_section
+from language.analysis import asks_for_value, query_terms
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -105,3 +105,45 @@ def test_recall_is_the_same_for_the_same_question() -> None:
     again = _recall_section([], budget=800, session_number=1, ranked=passages, terms=terms)
 
     assert first.text == again.text and first.text
+
+
+VALUES = {
+    "en": {
+        "vague": "Jun: the hall was on hold again, the venue team had no reply",
+        "value": "Priya: the hall will hold 240 guests, the venue team said",
+        "question": "How many does the hall hold?",
+        "plain": "Which venue team holds the hall?",
+    },
+    "ko": {
+        "vague": "준호: 대강당 수용 인원 얘기는 또 보류예요, 답이 없어요",
+        "value": "서연: 대강당 수용 인원은 240명이에요, 확인했어요",
+        "question": "대강당 수용 인원이 얼마나 돼요?",
+        "plain": "대강당 수용 인원은요?",
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_question_asking_how_many_keeps_the_line_that_states_a_number(language: str) -> None:
+    case = VALUES[language]
+    filler = CASES[language]["filler"]
+    # Both lines hold the question's words; room for one of them.
+    text = "\n".join([filler.format(n=1), case["vague"], filler.format(n=2), case["value"]])
+    passages = [_passage(3, text)]
+    assert asks_for_value(case["question"]) and not asks_for_value(case["plain"])
+
+    def recalled(question: str) -> str:
+        section = _recall_section(
+            [],
+            budget=len(RECALL_TITLE) + 180,
+            session_number=1,
+            ranked=passages,
+            terms=query_terms(question),
+            values_wanted=asks_for_value(question),
+        )
+        return section.text.replace('\\"', '"')
+
+    assert case["value"] in recalled(case["question"])
+    assert case["vague"] not in recalled(case["question"])
+    # Asked for something else, the earlier line of the two comes first, as before.
+    assert case["vague"] in recalled(case["plain"])

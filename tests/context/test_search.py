@@ -4,7 +4,9 @@ a term rarer than that brings every match, however old, and every term still wei
 the score. In English and Korean (particles and word forms do not matter)."""
 
 import pytest
+from django.db import connection
 from django.db.models import QuerySet
+from django.test.utils import CaptureQueriesContext
 
 from context import loading, search
 from context.loading import recall_candidates
@@ -52,6 +54,8 @@ WORDS = {
 @pytest.fixture(autouse=True)
 def _small_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "TERM_MATCHES", POOL)
+    # Each test counts its channels' term statistics afresh.
+    monkeypatch.setattr(search, "_STATS", {})
 
 
 def _history(instructions: list[str]) -> ChatSession:
@@ -91,6 +95,44 @@ def test_a_rare_terms_oldest_passage_is_ranked_and_common_terms_still_weigh(lang
     assert ranked[:2] == [1, 2]
     # The common word brought only its newest matches.
     assert sorted(ranked[2:]) == list(range(5, POOL + 5))  # #3…#(POOL + 4) hold it
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_two_frequent_words_do_not_outrank_one_rare_word(lang: str) -> None:
+    words = WORDS[lang]
+    # #1 holds the rare word only; thirty later missions hold both frequent words. Each
+    # term's pool holds few matches (POOL), so only a weight over the whole channel knows
+    # how frequent the two words are: counted over the pool alone, the two outweigh it.
+    session = _history([words["rare"]] + [words["both"]] * 30)
+    question = {"en": "Is the quokka at the harbour pier?", "ko": "쿼카는 항구와 부두에 있어?"}
+    ranked = _ranked_seqs(session, question[lang])
+    assert ranked[0] == 1
+    assert sorted(ranked[1:]) == list(range(31 - POOL + 1, 32))
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_channels_term_statistics_are_counted_once_until_it_grows(lang: str) -> None:
+    words = WORDS[lang]
+    session = _history([words["rare"]] + [words["both"]] * 10)
+
+    def statements(question: str) -> list[str]:
+        with CaptureQueriesContext(connection) as queries:
+            _ranked_seqs(session, question)
+        return [q["sql"] for q in queries if "pool" in q["sql"]]
+
+    passages = 'SELECT count(*) FROM "context_passage"'  # the channel's
+    holding = 'SELECT count(*) FROM (SELECT 1 FROM "context_passage"'  # holding a term
+    first = statements(words["ask_rare_common"])[0]
+    assert passages in first and holding in first
+    # The same terms again: nothing is counted; a new term is counted, alone.
+    again = statements(words["ask_rare_common"])[0]
+    assert passages not in again and holding not in again
+    new_term = statements(words["ask_common_other"])[0]
+    assert passages not in new_term and new_term.count(holding) == 1
+    # A tenth more passages in the channel: counted again.
+    add_finished_missions(session, 2, text=lambda n: (words["neutral"], "OK."))
+    assert passages in statements(words["ask_rare_common"])[0]
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
