@@ -158,6 +158,8 @@ class MissionAttempt(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
 
     class Meta:
+        verbose_name = _("earlier attempt")
+        verbose_name_plural = _("earlier attempts")
         ordering = ["mission", "number"]
         constraints = [
             models.UniqueConstraint(fields=["mission", "number"], name="attempt_number_unique"),
@@ -243,6 +245,8 @@ class ReadMarker(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
+        verbose_name = _("read marker")
+        verbose_name_plural = _("read markers")
         constraints = [
             models.UniqueConstraint(fields=["user", "channel"], name="read_marker_unique"),
         ]

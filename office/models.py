@@ -128,7 +128,8 @@ class Channel(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="The lead who retired; cleared when the project gets a lead again.",
+        verbose_name=_("retired lead"),
+        help_text=_("The lead who retired; cleared when the project gets a lead again."),
     )
     detail_budget_chars = models.PositiveIntegerField(
         _("recent missions budget (chars)"),
