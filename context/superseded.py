@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from language.statements import (
+    conflicts,
     content_words,
     normalize,
     reverses,
     same_topic,
     split_sentences,
-    supersedes,
 )
 from summaries.render import Ref, ref_label
 from summaries.schemas import SummaryState
@@ -36,6 +36,28 @@ _COMMON = frozenset(
         *("have", "will", "were", "been", "they", "what", "when", "your", "ours", "there"),
     ]
 )
+
+
+# "Dana: …" at the start of a chat line names who speaks, not what the line is about: two
+# lines of one speaker share no subject by that.
+_SPEAKER = re.compile(r"^\s*[^\s:]{1,24}:\s+")
+
+
+def _said(sentence: str) -> str:
+    """A sentence without the speaker's label before it."""
+    return _SPEAKER.sub("", sentence, count=1)
+
+
+# A line that changes nothing: a question ("can we move it to Tuesday?"), or one that says
+# nothing changed ("same as last year, no change", "변경 없음").
+_NO_CHANGE = re.compile(
+    r"[?？]\s*$|\bno (?:change|changes)\b|\bunchanged\b|변경\s*(?:없|안)|그대로", re.I
+)
+
+
+def _states(sentence: str) -> bool:
+    """Whether a sentence states something (a question or a "no change" line does not)."""
+    return not _NO_CHANGE.search(sentence)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -71,8 +93,14 @@ def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, li
     for decision in state.decisions:
         if not decision.superseded:
             continue
-        by = ", ".join(ref_label(decision.session, s) for s in decision.superseded_by)
         for seq in decision.missions:
+            # Only a later mission supersedes this one's words (a decision cited from
+            # several missions can be superseded by one of them).
+            by = ", ".join(
+                ref_label(decision.session, s) for s in decision.superseded_by if s > seq
+            )
+            if not by:
+                continue
             ref = (decision.session, seq)
             out.setdefault(ref, []).append(Superseded(ref, decision.text, by))
     for row in dropped:
@@ -88,10 +116,10 @@ def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, li
 def reversals(missions: list[tuple[int, str]]) -> list[Reversal]:
     """The sentences of the person's instructions (seq, text) that reverse something."""
     return [
-        Reversal(seq, sentence, _words(sentence))
+        Reversal(seq, said, _words(said))
         for seq, text in missions
-        for sentence in split_sentences(text)
-        if reverses(sentence)
+        for said in (_said(s) for s in split_sentences(text))
+        if reverses(said) and _states(said)
     ]
 
 
@@ -120,11 +148,12 @@ def superseded_by(
     newer = [r for r in later if session is not None or r.seq > seq]
     if newer:
         # Only a sentence that shares a word with a reversal is compared with it in full.
-        sentences = [(s, _words(s)) for s in split_sentences(text)[:MAX_SENTENCES]]
+        said = [_said(s) for s in split_sentences(text)[:MAX_SENTENCES] if _states(s)]
+        sentences = [(s, _words(s)) for s in said]
         for reversal in newer:
             label = ref_label(None, reversal.seq)
             if label not in labels and any(
-                words & reversal.words and supersedes(reversal.sentence, sentence)
+                words & reversal.words and conflicts(reversal.sentence, sentence)
                 for sentence, words in sentences
             ):
                 labels.append(label)

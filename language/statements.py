@@ -656,7 +656,8 @@ _REPLACED = [
     ),
     re.compile(r"\breplac(?:e|es|ed|ing)\s+(?:the\s+)?(?P<v>.+?)\s+with\b", re.I),
     re.compile(r"\bnot\s+(?P<v>\S+)\s+anymore\b", re.I),
-    re.compile(r"(?P<v>[^\s,;]+?)(?:을|를)?\s*대신"),
+    # "코랄 대신", "코랄을 대신" (instead of coral); not "태오가 대신 봐줄" (Teo covers for me)
+    re.compile(r"(?P<v>[^\s,;]+?)(?<!가)(?<!께서)(?:을|를)?\s*대신"),
     re.compile(r"(?P<v>[^\s,;]+?)(?:은|는|을|를)?\s*(?:취소|폐기|철회|빼기로|빼고|제외)"),
     re.compile(
         r"(?P<v>[^\s,;]+?)에서\s+\S+?(?:으로|로)\s*(?:변경|바꾸|바꿔|바꿨|전환|옮기|옮겨|이전)"
@@ -667,6 +668,8 @@ _REPLACED = [
     re.compile(r"(?P<v>[^\s,;]+?)\s*말고"),
 ]
 _NOT_VALUES = frozenset(["it", "that", "this", "them", "the plan", "plan", "그거", "이거", "그것"])
+# Korean dependent nouns: "말한 것 말고는" (apart from what was said) replaces no value.
+_KO_BOUND_NOUNS = frozenset(["것", "거", "게", "수", "데", "바", "줄", "뿐", "무엇", "뭐"])
 
 
 def replaced_values(text: str) -> list[str]:
@@ -682,6 +685,8 @@ def replaced_values(text: str) -> list[str]:
             if _HANGUL.search(value[-1:]):
                 value = _strip_korean(value)
             if value.lower() in _NOT_VALUES or not content_words(value):
+                continue
+            if value.split()[-1] in _KO_BOUND_NOUNS:
                 continue
             values.append(value)
     return values

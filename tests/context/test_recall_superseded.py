@@ -122,3 +122,48 @@ def test_only_a_later_reversal_on_the_same_subject_supersedes_an_excerpt() -> No
     }
     assert superseded_by((None, 3), old, record=record, later=[]) == ["#7"]
     assert superseded_by((None, 3), other, record=record, later=[]) == []
+
+
+# Chat lines that change nothing, seen in team transcripts: a question, a "no change", a
+# colleague covering ("태오가 대신 봐줄 거예요": Teo covers, nothing is replaced), the words
+# "apart from what was said" ("말한 것 말고는"). None of them marks an earlier excerpt.
+NOT_REVERSALS = {
+    "en": (
+        "Jun: can we push the venue deposit to Tuesday instead?",
+        "Theo: same as last year for the venue deposit, no change",
+    ),
+    "ko": (
+        "지민: 저 금요일에 자리 비워요, 태오가 대신 봐줄 거예요",
+        "Iris: 연사 명단은 아직 초안이에요, 말한 것 말고는 확정된 게 없어요",
+    ),
+}
+EARLIER_LINES = {
+    "en": "Jun: the venue deposit is due on Monday",
+    "ko": "준호: 아니면 태오\n태오한테 연사 항공과 숙박 물어봤는데 아직 답이 없어요",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_chat_lines_that_change_nothing_mark_no_excerpt(language: str) -> None:
+    later = reversals([(9, line) for line in NOT_REVERSALS[language]])
+    assert superseded_by((None, 3), EARLIER_LINES[language], record={}, later=later) == []
+
+
+def test_a_decision_is_not_marked_superseded_by_its_own_mission() -> None:
+    from context.superseded import recorded
+    from summaries.schemas import Decision, SummaryState
+
+    state = SummaryState(
+        decisions=[
+            Decision(
+                text="The keynote speaker is Ana.",
+                missions=[4, 7],
+                superseded=True,
+                superseded_by=[7],
+            )
+        ]
+    )
+    record = recorded(state, [])
+    text = "We decided the keynote speaker is Ana."
+    assert superseded_by((None, 4), text, record=record, later=[]) == ["#7"]
+    assert superseded_by((None, 7), text, record=record, later=[]) == []
