@@ -135,6 +135,25 @@ def test_a_channels_term_statistics_are_counted_once_until_it_grows(lang: str) -
     assert passages in statements(words["ask_rare_common"])[0]
 
 
+@pytest.mark.postgres
+def test_a_channels_ranking_is_planned_for_its_terms_not_prepared() -> None:
+    # A prepared statement gets one generic plan after a few runs, whatever its terms:
+    # the channel's ranking is sent unprepared every time; other statements still are.
+    words = WORDS["en"]
+    session = _history([words["rare"]] + [words["both"]] * 4)
+    db = connection.connection
+    threshold = db.prepare_threshold
+    for _ in range(6):
+        _ranked_seqs(session, words["ask_rare_common"])
+    assert db.prepare_threshold == threshold
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert not [sql for sql in prepared if "WITH pool" in sql and "context_passage" in sql]
+    if threshold is not None:
+        assert any("context_passage" in sql for sql in prepared)
+
+
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_a_term_in_more_passages_than_its_pool_brings_only_its_newest(lang: str) -> None:
     words = WORDS[lang]
