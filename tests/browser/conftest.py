@@ -40,6 +40,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 VIEWPORT: ViewportSize = {"width": 1280, "height": 860}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 WAIT_MS = 20_000
 SERVER_START_SECONDS = 30.0
 COMMAND_SECONDS = 180.0
@@ -431,5 +432,32 @@ def page(browser: Browser, server: Server, problems: Problems) -> Iterator[Page]
         assert not problems.page_errors, f"JavaScript errors: {problems.page_errors}"
         assert not problems.dialogs, f"dialogs opened: {problems.dialogs}"
         assert not problems.console_errors, f"console errors: {problems.console_errors}"
+    finally:
+        context.close()
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def device(
+    request: pytest.FixtureRequest, browser: Browser, server: Server, problems: Problems
+) -> Iterator[Page]:
+    """A fresh browser context on a desktop or a phone (viewport, touch); an uncaught
+    JavaScript error in any of its pages fails the test (at teardown)."""
+    from playwright.sync_api import expect
+
+    phone = request.param == "phone"
+    context = browser.new_context(
+        viewport=PHONE if phone else VIEWPORT,
+        base_url=server.url,
+        is_mobile=phone,
+        has_touch=phone,
+    )
+    context.set_default_timeout(WAIT_MS)
+    context.add_init_script(WATCH_SCRIPT)
+    expect.set_options(timeout=WAIT_MS)
+    opened = context.new_page()
+    opened.on("pageerror", lambda error: problems.page_errors.append(str(error)))
+    try:
+        yield opened
+        assert not problems.page_errors, problems.page_errors
     finally:
         context.close()

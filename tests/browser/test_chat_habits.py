@@ -14,20 +14,16 @@ import pytest
 # Importing the chat tests' helpers first applies their skip where Chromium is missing.
 from tests.browser.test_chat_in_browser import log_in, wait_connected
 
-from playwright.sync_api import Browser, Page, ViewportSize, expect  # isort: skip
+from playwright.sync_api import Page, expect  # isort: skip
 
 import tests.browser.conftest as browser_conftest
 from tests.browser.conftest import (
     DEMO_USER,
-    VIEWPORT,
     WAIT_MS,
-    WATCH_SCRIPT,
-    Problems,
     Server,
 )
 from tests.fake_openai import FAKE_API_KEY, FAKE_MODEL, FakeOpenAI, Reply
 
-PHONE: ViewportSize = {"width": 390, "height": 844}
 KOREAN_USER = "seoyeon"
 KOREAN_PASSWORD = f"Harbor-{uuid.uuid4().hex[:10]}!"
 SETUP = f"""
@@ -80,29 +76,6 @@ def server(tmp_path_factory: pytest.TempPathFactory, model: FakeOpenAI) -> Itera
 def people(server: Server) -> dict[str, tuple[str, str]]:
     server.manage("shell", "-c", SETUP)
     return {"en": (DEMO_USER, "demo"), "ko": (KOREAN_USER, KOREAN_PASSWORD)}
-
-
-@pytest.fixture(params=["desktop", "phone"])
-def device(
-    request: pytest.FixtureRequest, browser: Browser, server: Server, problems: Problems
-) -> Iterator[Page]:
-    phone = request.param == "phone"
-    context = browser.new_context(
-        viewport=PHONE if phone else VIEWPORT,
-        base_url=server.url,
-        is_mobile=phone,
-        has_touch=phone,
-    )
-    context.set_default_timeout(WAIT_MS)
-    context.add_init_script(WATCH_SCRIPT)
-    expect.set_options(timeout=WAIT_MS)
-    opened = context.new_page()
-    opened.on("pageerror", lambda error: problems.page_errors.append(str(error)))
-    try:
-        yield opened
-        assert not problems.page_errors, problems.page_errors
-    finally:
-        context.close()
 
 
 def _channels(page: Page) -> list[dict[str, Any]]:

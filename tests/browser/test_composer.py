@@ -8,7 +8,6 @@ drawn. In English and Korean, on a desktop and on a phone, in Debian's Chromium.
 import json
 import re
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,18 +15,15 @@ import pytest
 # Importing the chat tests' helpers first applies their skip where Chromium is missing.
 from tests.browser.test_chat_in_browser import log_in, send, wait_connected
 
-from playwright.sync_api import Browser, Page, ViewportSize, expect  # isort: skip
+from playwright.sync_api import Page, expect  # isort: skip
 
 from tests.browser.conftest import (
     DEMO_USER,
     VIEWPORT,
     WAIT_MS,
-    WATCH_SCRIPT,
-    Problems,
     Server,
 )
 
-PHONE: ViewportSize = {"width": 390, "height": 844}
 KOREAN_USER = "minji"
 KOREAN_PASSWORD = f"Harbor-{uuid.uuid4().hex[:10]}!"
 # Both offices hire 지수 beside their team: what @-completion has to find.
@@ -47,29 +43,6 @@ for office in Office.objects.all():
 def people(server: Server) -> dict[str, tuple[str, str]]:
     server.manage("shell", "-c", SETUP)
     return {"en": (DEMO_USER, "demo"), "ko": (KOREAN_USER, KOREAN_PASSWORD)}
-
-
-@pytest.fixture(params=["desktop", "phone"])
-def device(
-    request: pytest.FixtureRequest, browser: Browser, server: Server, problems: Problems
-) -> Iterator[Page]:
-    phone = request.param == "phone"
-    context = browser.new_context(
-        viewport=PHONE if phone else VIEWPORT,
-        base_url=server.url,
-        is_mobile=phone,
-        has_touch=phone,
-    )
-    context.set_default_timeout(WAIT_MS)
-    context.add_init_script(WATCH_SCRIPT)
-    expect.set_options(timeout=WAIT_MS)
-    opened = context.new_page()
-    opened.on("pageerror", lambda error: problems.page_errors.append(str(error)))
-    try:
-        yield opened
-        assert not problems.page_errors, problems.page_errors
-    finally:
-        context.close()
 
 
 def _open(page: Page, people: dict[str, tuple[str, str]], lang: str, kind: str) -> int:
