@@ -11,6 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -373,4 +374,9 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             # the previous version during a rolling restart).
             await self.send_json(event["event"])
             return
-        await self.send(text_data=text)
+        try:
+            await self.send(text_data=text)
+        except Disconnected:
+            # The client closed while a broadcast was on its way (a tab closing mid-
+            # stream): nothing to deliver to; its disconnect handler cleans up.
+            return
