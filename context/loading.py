@@ -2,6 +2,7 @@
 the session's length. Rendering it is context.rendering's job."""
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,7 +17,7 @@ from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
 from context.superseded import Superseded, recorded
 from context.window import window_missions
-from language.analysis import query_terms
+from language.analysis import asked_values, query_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
 from missions.models import Mission, MissionSource, MissionStatus
@@ -31,6 +32,13 @@ RECALL_PASSAGES = 64
 # A hit shorter than this (a question turn, a one-line answer) brings the passage after it.
 RECALL_SHORT_HIT = 200
 EVIDENCE_PASSAGES = 6
+# A question that asks for a value (a sum, a count, a date) or a person is answered by a
+# line that states one, often with none of its words ("AV 장비 견적이 얼마였죠?": "업체가
+# 이틀에 294만 원 달래요"): the other passages of the best-ranked missions are loaded too
+# (of WHOLE_MISSIONS missions, at most WHOLE_MISSION_PASSAGES passages each), so that recall
+# can choose that line (context.rendering weighs it by the kind of value asked for).
+WHOLE_MISSIONS = 2
+WHOLE_MISSION_PASSAGES = 8
 MEMORY_CANDIDATES = 40
 # How much of a pending mission is loaded for its digest line (the newest gets more).
 PENDING_HEAD_CHARS = 400
@@ -228,24 +236,37 @@ def _passage_rows(passages: QuerySet[Passage]) -> list[RecalledPassage]:
     return [RecalledPassage(**r) for r in rows]
 
 
-def _with_neighbours(ids: list[int]) -> list[RecalledPassage]:
+def _with_neighbours(ids: list[int], *, whole: Sequence[int] = ()) -> list[RecalledPassage]:
     """The passages `ids` in that order, then the passage after each one that is too short
-    to stand alone (a question turn, a one-line answer: what answers it follows), read in
-    one query whatever the hits (a constant number of queries); rendering merges
-    neighbours into one excerpt. Each recalled excerpt carries its mission's header (seq,
-    date and time) and says whose words it quotes, so a mission's opening is not loaded
-    for that. A neighbour belongs to its hit's mission, so it is outside the window too."""
+    to stand alone (a question turn, a one-line answer: what answers it follows), then the
+    other passages of the missions of the passages `whole` (at most WHOLE_MISSION_PASSAGES
+    each, nearest to its hits first, in their order), read in one query whatever the hits
+    (a constant number of queries); rendering merges neighbours into one excerpt. Each
+    recalled excerpt carries its mission's header (seq, date and time) and says whose
+    words it quotes, so a mission's opening is not loaded for that. A neighbour belongs to
+    its hit's mission, so it is outside the window too."""
     if not ids:
         return []
     # A mission's passages are written in one statement, in order: the next one is, but
     # for a rare concurrent write, the next id (a passage is kept as a neighbour only if it
     # is its hit's next position; one that is not gives no neighbour, nothing wrong).
-    rows = _passage_rows(Passage.objects.filter(pk__in=sorted({*ids, *(i + 1 for i in ids)})))
+    wanted = Q(pk__in=sorted({*ids, *(i + 1 for i in ids)}))
+    if whole:
+        wanted |= Q(mission_id__in=Passage.objects.filter(pk__in=list(whole)).values("mission_id"))
+    rows = _passage_rows(Passage.objects.filter(wanted))
     by_id = {p.id: p for p in rows}
     hits = [by_id[i] for i in ids if i in by_id]
     short = {(p.mission_id, p.position + 1) for p in hits if len(p.text) < RECALL_SHORT_HIT}
     have = {p.id for p in hits}
-    return hits + [p for p in rows if p.id not in have and (p.mission_id, p.position) in short]
+    near = hits + [p for p in rows if p.id not in have and (p.mission_id, p.position) in short]
+    have |= {p.id for p in near}
+    rest: list[RecalledPassage] = []
+    for mission in dict.fromkeys(by_id[i].mission_id for i in whole if i in by_id):
+        at = [p.position for p in near if p.mission_id == mission]
+        others = [p for p in rows if p.mission_id == mission and p.id not in have]
+        others.sort(key=lambda p: (min(abs(p.position - a) for a in at), p.position))
+        rest += sorted(others[:WHOLE_MISSION_PASSAGES], key=lambda p: p.position)
+    return near + rest
 
 
 def _evidence_filter(refs: set[Ref], session: ChatSession) -> Q | None:
@@ -451,7 +472,10 @@ def context_load(
             channel_id=channel.pk,
         )
     pinned_ids = list(dict.fromkeys(pinned_ids))
-    loaded = _with_neighbours(list(dict.fromkeys(pinned_ids + ranked_ids)))
+    loaded = _with_neighbours(
+        list(dict.fromkeys(pinned_ids + ranked_ids)),
+        whole=ranked_ids[:WHOLE_MISSIONS] if asked_values(instruction) else [],
+    )
     pinned_set = set(pinned_ids)
 
     pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)

@@ -4,6 +4,7 @@ system → summary → pending fold → recent missions → memory → recall �
 Every section stays within its budget."""
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,8 @@ from context.loading import (
 )
 from context.passages import OFFICE_BRIEF_LABEL, mission_text
 from context.superseded import Reversal, Superseded, marker, reversals, superseded_by
-from language.analysis import asks_for_value, query_terms, states_a_value
+from language.analysis import asked_values, query_terms, states_a_value, value_fit
+from language.statements import names_in
 from llm.base import language_line
 from memory.models import MemoryItem
 from missions.models import Mission
@@ -46,8 +48,12 @@ RECALL_MIN_EXCERPT = 150
 # does (as in the extractive fold): a recalled line of theirs weighs this much more.
 PERSON_WEIGHT = 1.5
 # A question that asks for a number, an amount or a date is answered by a line that
-# states one: among the lines that hold its terms, those weigh this much more.
+# states one: among the lines that hold its terms, those weigh this much more; and a line
+# stating a value of the kind asked for (a sum of money, a count, a date) that holds none
+# of them still ranks among the hits, below every line that holds one (VALUE_FLOOR times
+# the lightest term's weight).
 VALUE_WEIGHT = 1.5
+VALUE_FLOOR = 0.5
 # A recalled line shorter than this (or a question) brings the line after it.
 RECALL_SHORT_LINE = 60
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
@@ -484,6 +490,50 @@ def _persons(run: list[RecalledPassage], offset: int) -> bool:
     return False
 
 
+def _line_scores(
+    lines: list[str],
+    weights: dict[str, float],
+    *,
+    persons: list[bool],
+    values_wanted: frozenset[str],
+) -> list[float]:
+    """Each line's score for the instruction: the weights of the terms it holds, more for
+    the person's own words (PERSON_WEIGHT) and, when the instruction asks for a value, for
+    a line that states a number (VALUE_WEIGHT); a line stating a value of a kind asked for
+    that holds no term gets VALUE_FLOOR of the lightest term's weight, times how telling
+    its value is (`value_fit`: a sum of money or a date more than a bare number)."""
+    floor = VALUE_FLOOR * min(weights.values(), default=1.0)
+    numbers = values_wanted - {"person"}
+    out = []
+    for line, person in zip(lines, persons, strict=True):
+        value = (
+            score(line, weights)
+            * (PERSON_WEIGHT if person else 1.0)
+            * (VALUE_WEIGHT if numbers and states_a_value(line) else 1.0)
+        )
+        if not value and values_wanted:
+            fit = value_fit(line, numbers)
+            if "person" in values_wanted:
+                fit = max(fit, _names_someone(line))
+            value = floor * fit
+        out.append(value)
+    return out
+
+
+# A chat line's speaker label ("Jun: ", "서연: "): not a name the line states.
+_SPEAKER = re.compile(r"^\s*(?:(?:Instruction|Reply):\s*)?[^\s:]{1,20}(?:\s[^\s:]{1,20})?:\s")
+
+
+def _names_someone(line: str) -> float:
+    """How surely a line names a person, its speaker label aside: 1 for a Korean name with
+    its title ("오가은 과장님"), 0.5 for a capitalised word inside a sentence (a name, or a
+    product or place), 0 for none."""
+    names = names_in(_SPEAKER.sub("", line, count=1))
+    if not names:
+        return 0.0
+    return 1.0 if any(not n.isascii() for n in names) else 0.5
+
+
 def _ranked_lines(
     runs: list[list[RecalledPassage]],
     terms: list[str],
@@ -492,7 +542,7 @@ def _ranked_lines(
     marks: Marks | None = None,
     shown: dict[int, str] | None = None,
     *,
-    values_wanted: bool = False,
+    values_wanted: frozenset[str] = frozenset(),
 ) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
@@ -501,21 +551,22 @@ def _ranked_lines(
     question, a one-word answer); then, while room is left, the other lines of the ranked
     excerpts, one of each in turn. A line the detail window already shows (`shown`: by
     mission id, what the window holds of a mission it trims) is left out. With
-    `values_wanted` (the instruction asks for a number, an amount or a date), a line that
-    states one weighs VALUE_WEIGHT more. Returns (run, whether the excerpt is whole, its
-    line) in rank order."""
+    `values_wanted` (the kinds of value the instruction asks for: `asked_values`), a line
+    that states a number weighs VALUE_WEIGHT more, and one that states a value of a kind
+    asked for ranks as a hit even without a term (`_line_scores`). Returns (run, whether
+    the excerpt is whole, its line) in rank order."""
     texts = ["\n".join(p.text for p in run) for run in runs]
     spans = [units(t) for t in texts]
     weights = term_weights(
         terms, [t[u.start : u.end] for t, us in zip(texts, spans, strict=True) for u in us]
     )
     scores = [
-        [
-            score(texts[r][u.start : u.end], weights)
-            * (PERSON_WEIGHT if _persons(runs[r], u.start) else 1.0)
-            * (VALUE_WEIGHT if values_wanted and states_a_value(texts[r][u.start : u.end]) else 1.0)
-            for u in us
-        ]
+        _line_scores(
+            [texts[r][u.start : u.end] for u in us],
+            weights,
+            persons=[_persons(runs[r], u.start) for u in us],
+            values_wanted=values_wanted,
+        )
         for r, us in enumerate(spans)
     ]
     # Among lines that score alike, one of each excerpt in turn (its best first): as many
@@ -601,6 +652,43 @@ def _ranked_lines(
     ]
 
 
+def _relevant_part(
+    run: list[RecalledPassage],
+    text: str,
+    room: int,
+    terms: list[str],
+    values_wanted: frozenset[str],
+) -> str:
+    """The lines of an excerpt too long for its `room` (quoted) that score for the
+    instruction (`_line_scores`), best first while they fit, each short one or question
+    with the line after it, in their order with markers for the rest; "" when no line
+    scores."""
+    spans = units(text)
+    pieces = [text[u.start : u.end] for u in spans]
+    scores = _line_scores(
+        pieces,
+        term_weights(terms, pieces),
+        persons=[_persons(run, u.start) for u in spans],
+        values_wanted=values_wanted,
+    )
+    order: list[int] = []
+    for i in sorted((i for i, v in enumerate(scores) if v > 0), key=lambda i: (-scores[i], i)):
+        order.append(i)
+        piece = pieces[i].strip()
+        if (len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))) and i + 1 < len(spans):
+            order.append(i + 1)
+    if not order:
+        return ""
+    limit = room
+    while limit > 0:
+        part, _ = select(text, limit, weights={}, label="", required=order, fill_to=0)
+        over = len(_quote(part)) - room
+        if over <= 0:
+            return part
+        limit -= over
+    return ""
+
+
 def _recall_section(
     passages: list[RecalledPassage],
     *,
@@ -610,7 +698,7 @@ def _recall_section(
     terms: list[str] | None = None,
     marks: Marks | None = None,
     window: dict[int, str] | None = None,
-    values_wanted: bool = False,
+    values_wanted: frozenset[str] = frozenset(),
 ) -> Section:
     """Recall: `passages` (the history that fits, the missions the instruction names or
     the summary's matching items cite) as whole excerpts first; then the lines of the
@@ -657,8 +745,10 @@ def _recall_section(
             break
         quoted = _quote(text)
         if len(quoted) > room:
-            # Cut the original, not its quoting: escapes make the quoted text longer.
-            cut = text
+            # What of it matters for the instruction, if anything does; else its head
+            # and tail. Cut the original, not its quoting: escapes make it longer.
+            cut = _relevant_part(run, text, room, terms or [], values_wanted) or text
+            quoted = _quote(cut)
             while len(quoted) > room and cut:
                 cut = trim_middle(cut, len(cut) - (len(quoted) - room), label="excerpt")
                 quoted = _quote(cut)
@@ -863,7 +953,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         terms=inputs.terms,
         marks=_superseded_marks(inputs),
         window={m.pk: f"{user_text}\n{reply}" for m, user_text, reply in blocks},
-        values_wanted=asks_for_value(inputs.instruction),
+        values_wanted=asked_values(inputs.instruction),
     )
 
     # The cacheable prefix: the system message and the summary, each a message of its

@@ -37,7 +37,7 @@ import snowballstemmer
 from django.conf import settings
 
 from language.terms import STOPWORDS
-from language.values import value_terms
+from language.values import value_terms, values_in
 
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
@@ -245,19 +245,58 @@ def _query_terms(analyser_in_use: str, text: str) -> tuple[str, ...]:
 
 # What a question asks for when it asks for a number, an amount, a size or a date: its
 # answer is a line that states one (the extractive fold and recall weigh such lines more).
-_ASKS_FOR_VALUE = re.compile(
-    r"\bhow (?:many|much|big|large|long|old|far|often|soon)\b|\bwhat (?:size|date|day|time|"
-    r"year|month|number|percentage|share)\b|\bwhen\b|\bnumber of\b|몇|얼마|며칠|언제",
-    re.IGNORECASE,
-)
+# By kind, so that a line stating a value of the kind asked for ranks among the hits even
+# when it shares no word with the question ("AV 장비 견적이 얼마였죠?" is answered by
+# "업체가 이틀에 294만 원 달래요").
+_ASKS_FOR = {
+    "amount": r"\bhow much\b|\b(?:cost|costs|price|priced|budget|quote|quoted|fee|fees)\b"
+    r"|얼마|비용|가격|예산|견적|금액",
+    "count": r"\bhow (?:many|much|big|large|long|old|far|often|soon)\b|\bwhat(?:'s| is)? (?:the )?"
+    r"(?:size|number|headcount)\b|\bsize of\b|\bnumber of\b|\bheadcount\b"
+    r"|몇(?! ?[월일%])|얼마나|크기|규모",
+    "date": r"\bwhen\b|\bwhat (?:date|day|year|month)\b|\bwhich (?:date|day)\b|\bdeadline\b"
+    r"|\bdue\b|언제|며칠|몇 ?[월일]|날짜|기한",
+    "percent": r"\bpercent(?:age)?\b|\bwhat (?:share|rate)\b|퍼센트|비율|몇 ?%",
+    "any": r"\bwhat time\b|몇 ?시",
+    "person": r"\bwho(?:'s|m|se)?\b|누구|누가",
+}
+_ASKS_FOR_KIND = {kind: re.compile(pattern, re.IGNORECASE) for kind, pattern in _ASKS_FOR.items()}
 _STATES_A_VALUE = re.compile(r"\d")
+
+
+def asked_values(question: str) -> frozenset[str]:
+    """The kinds of value a question asks for: "amount" (of money), "count" (a number or a
+    size), "date", "percent", "any" (a time: any number), or "person" (a name)."""
+    return frozenset(k for k, pattern in _ASKS_FOR_KIND.items() if pattern.search(question))
 
 
 def asks_for_value(question: str) -> bool:
     """Whether the question asks for a number, an amount, a size or a date."""
-    return _ASKS_FOR_VALUE.search(question) is not None
+    return bool(asked_values(question))
 
 
 def states_a_value(text: str) -> bool:
     """Whether the text states a number (digits: amounts, counts, dates, times)."""
     return _STATES_A_VALUE.search(text) is not None
+
+
+def value_fit(text: str, kinds: frozenset[str]) -> float:
+    """How well the text states a value of one of `kinds` (see `asked_values`): 1 for a sum
+    of money in a currency, a date or a percentage asked for; 0.5 for a plain number or a
+    time (a count asked for, or "any"), the commonest and least telling; 0 for none."""
+    if not kinds or (not states_a_value(text) and not _has_hangul_numeral_date(text)):
+        return 0.0
+    fit = 0.5 if "any" in kinds else 0.0
+    for value in values_in(text):
+        if value.kind == "amount":
+            if value.unit and "amount" in kinds:
+                return 1.0
+            if not value.unit and "count" in kinds:
+                fit = 0.5
+        elif value.kind in kinds:
+            return 1.0
+    return fit
+
+
+def _has_hangul_numeral_date(text: str) -> bool:
+    return "월" in text and "일" in text

@@ -573,13 +573,17 @@ _KO_TITLES = (
     "님|씨|군|양|대표|사장|팀장|매니저|부장|과장|차장|실장|이사|상무|전무|사원|주임|대리|"
     "디자이너|개발자|마케터|선생|교수|박사|작가|기자|변호사|세무사|회계사|원장|감독|PD|피디"
 )
-# A Korean name: a common surname and a two-syllable given name, before a title.
+# A Korean name: a common surname and a two-syllable given name (or a two-syllable
+# surname and a given name of one or two), before a title.
 _KO_SURNAMES = (
     "김이박최정강조윤장임한오서신권황안송류전홍고문양손배백허유남심노하곽성"
     "차주우구민진나지엄채원천방공현함변염여추도소석선설마길연위표명기반왕금옥육인맹제모탁국"
 )
+# Two-syllable surnames ("남궁현아"), tried first.
+_KO_DOUBLE_SURNAMES = "남궁|황보|제갈|선우|독고|사공|서문"
 _KO_NAME = re.compile(
-    rf"(?<![가-힣])([{_KO_SURNAMES}][가-힣]{{2}})\s?(?:{_KO_TITLES})(?:님)?"
+    rf"(?<![가-힣])((?:{_KO_DOUBLE_SURNAMES})[가-힣]{{1,2}}|[{_KO_SURNAMES}][가-힣]{{2}})"
+    rf"\s?(?:{_KO_TITLES})(?:님)?"
     r"(?=$|[^가-힣]|이|가|은|는|을|를|과|와|의|에게|에|께|한테|도|께서|랑|하고|만|로|으로|부터|까지"
     r"|요|예요|이에요|입니다|였|이었|죠)"
 )

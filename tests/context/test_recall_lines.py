@@ -8,7 +8,7 @@ import pytest
 
 from context.loading import RecalledPassage
 from context.rendering import RECALL_TITLE, _recall_section
-from language.analysis import asks_for_value, query_terms
+from language.analysis import asked_values, asks_for_value, query_terms
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -139,7 +139,7 @@ def test_a_question_asking_how_many_keeps_the_line_that_states_a_number(language
             session_number=1,
             ranked=passages,
             terms=query_terms(question),
-            values_wanted=asks_for_value(question),
+            values_wanted=asked_values(question),
         )
         return section.text.replace('\\"', '"')
 
@@ -147,3 +147,106 @@ def test_a_question_asking_how_many_keeps_the_line_that_states_a_number(language
     assert case["vague"] not in recalled(case["question"])
     # Asked for something else, the earlier line of the two comes first, as before.
     assert case["vague"] in recalled(case["plain"])
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("AV 장비 견적이 얼마였죠?", {"amount"}),
+        ("How much was the AV quote?", {"amount", "count"}),
+        ("어느 정도 크기의 가게를 노리고 있죠?", {"count"}),
+        ("What's the size of our pilot user base?", {"count"}),
+        ("연사들 슬라이드 제출 기한이 언제죠?", {"date"}),
+        ("When are the slides due?", {"date"}),
+        ("전환율이 몇 %였죠?", {"percent"}),
+        ("서밋 오프닝 무대에는 누가 서나요?", {"person"}),
+        ("Who opens the summit?", {"person"}),
+        ("웰컴 드링크는 어디서 마셔요?", set()),
+        ("Which venue team holds the hall?", set()),
+    ],
+)
+def test_a_question_names_the_kind_of_value_it_asks_for(question: str, kinds: set[str]) -> None:
+    assert asked_values(question) == kinds
+
+
+ANSWERS_WITHOUT_ITS_WORDS = {
+    "en": {
+        "question": "How much did the AV quote come to?",
+        "opening": "Mina: can we get a quote and a plan for the AV?",
+        "answer": "Jun: the vendor wants $2,940 for two days, mics and screens in.",
+        "count": "Jun: 15 people answered the survey so far",
+        "filler": "Priya: I will share the draft by noon ({n})",
+        "other": "Who wrote the notes?",
+    },
+    "ko": {
+        "question": "AV 장비 견적이 얼마였죠?",
+        "opening": "지민: Iris, AV 장비 견적이랑 계획 좀 받아 볼까요?",
+        "answer": "준호: 음향영상 업체가 이틀에 294만 원 달래요, 마이크랑 스크린 포함이고요.",
+        "count": "서연: 설문에 지금까지 15명이 답했어요",
+        "filler": "지민: 초안 써서 점심까지 공유할게요 ({n})",
+        "other": "AV 장비 회의록은 누가 써요?",
+    },
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_line_stating_the_kind_of_value_asked_for_is_kept_though_it_shares_no_word(
+    language: str,
+) -> None:
+    case = ANSWERS_WITHOUT_ITS_WORDS[language]
+    lines = [case["opening"]]
+    lines += [case["filler"].format(n=n) for n in range(1, 20)]
+    lines.insert(8, case["count"])
+    lines.insert(15, case["answer"])
+    passages = [_passage(16, "\n".join(lines))]
+    # Room for the opening and a few more lines: the answer has no word of the question,
+    # only an amount, the kind of value asked for.
+    budget = len(RECALL_TITLE) + 150 + len(case["opening"]) + 2 * len(case["answer"])
+
+    def recalled(question: str) -> str:
+        section = _recall_section(
+            [],
+            budget=budget,
+            session_number=1,
+            ranked=passages,
+            terms=query_terms(question),
+            values_wanted=asked_values(question),
+        )
+        assert section.chars <= budget
+        return section.text.replace('\\"', '"')
+
+    text = recalled(case["question"])
+    assert case["opening"] in text
+    assert case["answer"] in text
+    if language == "ko":
+        # A count is not a sum of money: it does not jump the queue.
+        assert text.index(case["answer"]) > text.index(case["opening"])
+    # Asked something that is not a value, the amount line has no claim on the room.
+    assert case["answer"] not in recalled(case["other"])
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_an_evidence_excerpt_too_long_keeps_the_lines_that_answer_not_its_head_and_tail(
+    language: str,
+) -> None:
+    case = ANSWERS_WITHOUT_ITS_WORDS[language]
+    lines = [case["filler"].format(n=n) for n in range(1, 40)]
+    lines.insert(20, case["answer"])
+    lines.insert(0, case["opening"])
+    evidence = _passage(16, "\n".join(lines))
+    budget = len(RECALL_TITLE) + 400
+
+    section = _recall_section(
+        [evidence],
+        budget=budget,
+        session_number=1,
+        terms=query_terms(case["question"]),
+        values_wanted=asked_values(case["question"]),
+    )
+
+    text = section.text.replace('\\"', '"')
+    assert section.chars <= budget
+    assert case["answer"] in text and case["opening"] in text
+    assert "left out" in text
+    # The filler around it gave its room to the lines that answer.
+    assert case["filler"].format(n=39) not in text
