@@ -455,9 +455,10 @@ def _where(records: list[dict[str, Any]], key: str) -> str:
     return " ".join(f"{f}@{','.join(map(str, cps))}" for f, cps in seen.items())
 
 
-def _worst(records: list[dict[str, Any]], pick: str) -> tuple[str, bool]:
+def _worst(records: list[dict[str, Any]], pick: str) -> tuple[str, bool | None]:
     """The checkpoint (of any of `records`) where `pick` ("reused", "para" or "tail")
-    fares worst, and whether it still meets its target."""
+    fares worst, and whether it still meets its target; a dash where no checkpoint asks
+    such questions (a checkpoint without them does not count as 0 %)."""
     rows: list[tuple[float, str, str, int]] = []
     for r in records:
         for cp in r["checkpoints"]:
@@ -468,7 +469,11 @@ def _worst(records: list[dict[str, Any]], pick: str) -> tuple[str, bool]:
                 rows.append((ratio, _vs_tail(share, tail)[0], r["name"], cp["checkpoint"]))
             else:
                 chosen = [q for q in cq if (q["kind"] == "reused") == (pick == "reused")]
+                if not chosen:
+                    continue
                 rows.append((_share(chosen), _pct(_share(chosen)), r["name"], cp["checkpoint"]))
+    if not rows:
+        return "–", None
     value, text, name, checkpoint = min(rows, key=lambda row: row[0])
     where = f" {name}" if len(records) > 1 else ""
     target = {"reused": TARGET_REUSED, "para": TARGET_PARAPHRASED, "tail": TARGET_VS_TAIL}[pick]
