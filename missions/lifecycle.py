@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from config.celery import queue_task_on_commit
 from config.prepared import PreparedUpdate
+from context.models import Passage
 from context.window import session_progress
 from memory.extraction import extract_at_once
 from missions.models import (
@@ -391,6 +392,10 @@ def mission_regenerate(*, mission: Mission, user_id: int | None = None) -> Missi
             stop_requested_at=None,
             regenerations=F("regenerations") + 1,
         )
+        # Recall quotes the mission as it now is: the earlier attempt's passages go (it
+        # stays in MissionAttempt and the timeline), and the index batches index the new
+        # reply once it is done, as for any finished mission.
+        Passage.objects.filter(mission_id=row.pk).delete()
         row.refresh_from_db()
         try:
             cache.delete(stop_flag_key(row.pk))  # the earlier attempt's stop is not this one's

@@ -140,3 +140,32 @@ def test_an_edit_of_another_channels_mission_is_refused(model: FakeOpenAI) -> No
         instruction_accept(channel=theo, text="Mine", edits=foreign.mission.pk)
     assert refused.value.code == "bad_edit"
     assert not Mission.objects.filter(channel=theo).exists()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Tagline: Calm money.", "Tagline: Money, calmly."),
+        ("슬로건: 차분한 돈.", "슬로건: 돈을 차분하게."),
+    ],
+)
+def test_recall_quotes_the_regenerated_reply_not_the_earlier_attempt(
+    model: FakeOpenAI, first: str, second: str
+) -> None:
+    from context.models import Passage
+    from context.services import passages_index_session
+
+    channel = dm_channel(make_office())
+    model.enqueue(Reply(first))
+    accepted = instruction_accept(channel=channel, text="Draft a tagline")
+    mission = Mission.objects.get(pk=accepted.mission.pk)
+    passages_index_session(session_id=mission.session_id)
+    assert first in " ".join(Passage.objects.filter(mission=mission).values_list("text", flat=True))
+
+    model.enqueue(Reply(second))
+    mission_regenerate(mission=mission)
+    passages_index_session(session_id=mission.session_id)
+
+    indexed = " ".join(Passage.objects.filter(mission=mission).values_list("text", flat=True))
+    assert second in indexed
+    assert first not in indexed
