@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 UNIT_MAX_CHARS = 400
+_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。])\s+|(?<=[다요죠])\.\s+")
 
 
@@ -65,11 +66,16 @@ def _cut(text: str, start: int, end: int) -> list[Unit]:
 
 def term_weights(terms: Iterable[str], texts: Iterable[str]) -> dict[str, float]:
     """Each term's weight over `texts` (lower-cased): ln(1 + n / texts holding it); a term
-    no text holds weighs nothing."""
+    no text holds weighs nothing, nor does a term of one Hangul syllable: held as a
+    substring it matches inside other words and names ("서" of "서나요" is in every line
+    of 서연's, "명" in 명찰), so it says nothing about a line (search matches it as a
+    word)."""
     folded = [t.lower() for t in texts]
     n = len(folded)
     weights: dict[str, float] = {}
     for term in dict.fromkeys(terms):
+        if len(term) == 1 and _SYLLABLE.match(term):
+            continue
         holding = sum(1 for t in folded if term in t)
         if holding:
             weights[term] = math.log(1 + n / holding)

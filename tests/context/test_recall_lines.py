@@ -250,3 +250,29 @@ def test_an_evidence_excerpt_too_long_keeps_the_lines_that_answer_not_its_head_a
     assert "left out" in text
     # The filler around it gave its room to the lines that answer.
     assert case["filler"].format(n=39) not in text
+
+
+def test_a_one_syllable_korean_term_does_not_make_every_line_of_a_speaker_a_hit() -> None:
+    # "서나요" gives the stem "서", a substring of every line 서연 speaks: those lines are
+    # not hits, and the line naming who opens the summit (no word of the question) is.
+    question = "서밋 오프닝 무대에는 누가 서나요?"
+    opening = "지민: 서밋 오프닝 무대 건 정리해 볼까요?"
+    answer = "지민: 남궁현아 교수님이 개막 기조연설을 수락하셨어요!!"
+    filler = ["서연: 잠깐만요, 통화 중이에요", "서연: 돌아왔어요, 어디까지 했죠?"]
+    lines = [opening] + [filler[k % 2] for k in range(30)]
+    lines.insert(20, answer)
+    passages = [_passage(14, "\n".join(lines))]
+    budget = len(RECALL_TITLE) + 140 + len(opening) + len(answer) + 2 * len(filler[0])
+
+    section = _recall_section(
+        [],
+        budget=budget,
+        session_number=1,
+        ranked=passages,
+        terms=query_terms(question),
+        values_wanted=asked_values(question),
+    )
+
+    assert "서" in query_terms(question)
+    assert section.chars <= budget
+    assert answer in section.text
