@@ -65,6 +65,24 @@ def wait_connected(page: Page) -> None:
     page.wait_for_function("() => Boolean(window.__watch) && window.__watch.open > 0")
 
 
+def wait_settled(page: Page, quiet_ms: int = 800) -> None:
+    """The timeline has stopped changing for `quiet_ms` (replies streamed, events drawn):
+    a click now lands where the element was measured, not on what a streaming reply has
+    scrolled over it."""
+    page.wait_for_function(
+        """([quiet]) => {
+            const el = document.getElementById("timeline");
+            if (!el) return false;
+            const seen = window.__settled || (window.__settled = { size: -1, at: 0 });
+            const size = el.innerHTML.length, now = performance.now();
+            if (seen.size !== size) { seen.size = size; seen.at = now; return false; }
+            return now - seen.at >= quiet;
+        }""",
+        arg=[quiet_ms],
+        polling=100,
+    )
+
+
 def channel_id(page: Page) -> int:
     found = re.search(r"/c/(\d+)/", page.url)
     assert found, f"not a chat page: {page.url}"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 # Importing the chat tests' helpers first applies their skip where Chromium is missing.
-from tests.browser.test_chat_in_browser import log_in, send, wait_connected
+from tests.browser.test_chat_in_browser import log_in, send, wait_connected, wait_settled
 
 from playwright.sync_api import Page, expect  # isort: skip
 
@@ -179,8 +179,15 @@ def test_a_follow_up_from_meeting_notes_reads_as_the_offices_with_a_link_back(
     link = event.locator("a.link", has_text=words["open"].format(name="Theo"))
     expect(link).to_have_count(1)
     # Theo's report back arrives right after (the offline model answers at once) and the
-    # timeline follows it to the end: click once the channel has settled on it.
+    # timeline follows it to the end: click once the channel has settled on it (under load
+    # the replies still streaming scrolled over the link at every try).
     expect(device.locator("#timeline li.msg.event", has_text=task)).to_have_count(2)
+    wait_settled(device)
+    # The page never scrolls sideways, however many channels the strip holds (a phone
+    # page that did was zoomed out, and every click landed beside its target).
+    assert device.evaluate(
+        "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
     link.scroll_into_view_if_needed()
     link.click()
     device.wait_for_url(re.compile(r"/c/\d+/$"))
