@@ -66,17 +66,12 @@ def _cut(text: str, start: int, end: int) -> list[Unit]:
 
 def term_weights(terms: Iterable[str], texts: Iterable[str]) -> dict[str, float]:
     """Each term's weight over `texts` (lower-cased): ln(1 + n / texts holding it); a term
-    no text holds weighs nothing, nor does a term of one Hangul syllable: held as a
-    substring it matches inside other words and names ("서" of "서나요" is in every line
-    of 서연's, "명" in 명찰), so it says nothing about a line (search matches it as a
-    word)."""
+    no text holds weighs nothing."""
     folded = [t.lower() for t in texts]
     n = len(folded)
     weights: dict[str, float] = {}
     for term in dict.fromkeys(terms):
-        if len(term) == 1 and _SYLLABLE.match(term):
-            continue
-        holding = sum(1 for t in folded if term in t)
+        holding = sum(1 for t in folded if _holds(t, term))
         if holding:
             weights[term] = math.log(1 + n / holding)
     return weights
@@ -84,7 +79,29 @@ def term_weights(terms: Iterable[str], texts: Iterable[str]) -> dict[str, float]
 
 def score(text: str, weights: dict[str, float]) -> float:
     folded = text.lower()
-    return sum(w for term, w in weights.items() if term in folded)
+    return sum(w for term, w in weights.items() if _holds(folded, term))
+
+
+# What may follow a one-syllable Korean word: a particle or the copula's first syllable.
+_PARTICLE_START = "이가은는을를의에도만과와로랑께요입였"
+
+
+@lru_cache(maxsize=1_024)
+def _syllable_word(term: str) -> re.Pattern[str] | None:
+    """For a term of one Hangul syllable, the pattern of it as a word of its own: after a
+    digit (a counter: "218명") or a non-Hangul character, and before a non-Hangul
+    character or a particle ("명이", "쪽은"). Held as a plain substring it is inside other
+    words and names ("서" of 서나요 is in every line 서연 speaks, "명" in 명찰)."""
+    if len(term) != 1 or not _SYLLABLE.match(term):
+        return None
+    return re.compile(rf"(?<![\uac00-\ud7a3]){term}(?=$|[^\uac00-\ud7a3]|[{_PARTICLE_START}])")
+
+
+def _holds(folded: str, term: str) -> bool:
+    if term not in folded:
+        return False
+    word = _syllable_word(term)
+    return word is None or word.search(folded) is not None
 
 
 def marker(label: str, chars: int, count: int) -> str:

@@ -276,3 +276,26 @@ def test_a_one_syllable_korean_term_does_not_make_every_line_of_a_speaker_a_hit(
     assert "서" in query_terms(question)
     assert section.chars <= budget
     assert answer in section.text
+
+
+def test_a_one_syllable_korean_term_still_matches_as_a_word_of_its_own() -> None:
+    # "명" (people, a counter) holds "218명이" and "5 명", not 명찰 (name tags).
+    question = "신청한 사람이 몇 명이었지?"
+    answer = "서연: 벌써 218명이에요, 작년보다 많아요."
+    filler = ["준호: 명찰 건은 금요일까지 정해야 해요", "지민: 명찰 담당이 누구예요?"]
+    lines = [filler[k % 2] for k in range(30)]
+    lines.insert(17, answer)
+    passages = [_passage(13, "\n".join(lines))]
+    budget = len(RECALL_TITLE) + 130 + len(answer)
+
+    section = _recall_section(
+        [],
+        budget=budget,
+        session_number=1,
+        ranked=passages,
+        terms=query_terms(question),
+    )
+
+    assert "명" in query_terms(question)
+    assert answer in section.text
+    assert "명찰" not in section.text
