@@ -547,15 +547,22 @@ TARGET_OVER_PLAIN = 0.05
 TARGET_FLOOR = 0.85
 
 
-def _against_references(records: list[dict[str, Any]]) -> None:
+REFERENCE_HEADER = (
+    "transcript",
+    "questions",
+    "product ans/sent",
+    "plain ans/sent",
+    "newest ans/sent",
+    "prefix median",
+    "targets (ans >= plain+0.05, sent >= plain, both >= 0.85)",
+)
+
+
+def _reference_rows(records: list[dict[str, Any]]) -> list[tuple[object, ...]]:
     """The product against plain retrieval and the newest history, both cut to the size
     of each prompt: answer present and stating sentence present, over every question of
     every checkpoint; and the prompt's byte-identical prefix with the previous mission's."""
-    print(
-        f"\n  {'transcript':<14} {'q':>4} | {'product ans/sent':>16} | {'plain ans/sent':>14} | "
-        f"{'newest ans/sent':>15} | {'prefix med':>10} | targets (ans >= plain+0.05, "
-        "sent >= plain, both >= 0.85)"
-    )
+    rows: list[tuple[object, ...]] = []
     for r in records:
         qs = [q for cp in r["checkpoints"] for q in cp["questions"]]
         if not qs or "plain_hit" not in qs[0]:
@@ -570,11 +577,29 @@ def _against_references(records: list[dict[str, Any]]) -> None:
             and product[1] >= plain[1] - 1e-9
             and min(product) >= TARGET_FLOOR
         )
-        print(
-            f"  {r['name']:<14} {len(qs):>4} | {product[0]:>7.2f}/{product[1]:<8.2f} | "
-            f"{plain[0]:>6.2f}/{plain[1]:<7.2f} | {newest[0]:>7.2f}/{newest[1]:<7.2f} | "
-            f"{prefix:>10.2f} | {_mark(ok)}"
+        rows.append(
+            (
+                r["name"],
+                len(qs),
+                f"{product[0]:.2f}/{product[1]:.2f}",
+                f"{plain[0]:.2f}/{plain[1]:.2f}",
+                f"{newest[0]:.2f}/{newest[1]:.2f}",
+                f"{prefix:.2f}",
+                _mark(ok),
+            )
         )
+    return rows
+
+
+def _against_references(records: list[dict[str, Any]]) -> None:
+    widths = (14, 4, 16, 14, 15, 10)
+    print()
+    for row in [REFERENCE_HEADER, *_reference_rows(records)]:
+        cells = [
+            f"{cell!s:>{w}}" if i else f"{cell!s:<{w}}"
+            for i, (cell, w) in enumerate(zip(row, widths, strict=False))
+        ]
+        print("  " + " | ".join([*cells, str(row[-1])]))
 
 
 def _print_transcript(record: dict[str, Any]) -> None:
@@ -674,6 +699,10 @@ def tables(all_results: list[dict[str, Any]]) -> list[Table]:
             rows.append((shown, *cells))
         title = f"Retention on {results['vendor']} (Korean analyser: {analyser})"
         out.append(Table(title, rows))
+        against = _reference_rows(records)
+        if against:
+            title = f"Against plain retrieval of the same size, on {results['vendor']}"
+            out.append(Table(title, [REFERENCE_HEADER, *against]))
     return out
 
 
