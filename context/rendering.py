@@ -637,10 +637,14 @@ def _ranked_lines(
         ):
             take(r, i + 1)
     # A line refused while the gap beside it still cost a marker may fit now that its
-    # neighbours are in (a marker can be longer than the line it stands for).
-    for _, _, r, i in candidates:
-        if i not in kept[r]:
-            take(r, i)
+    # neighbours are in (a marker can be longer than the line it stands for); each line
+    # taken can make room for another, so until none is.
+    added = True
+    while added:
+        added = False
+        for _, _, r, i in candidates:
+            if i not in kept[r] and take(r, i):
+                added = True
     # In the order the excerpts ranked; the second item says whether the excerpt is whole.
     return [
         (
