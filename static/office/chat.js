@@ -736,9 +736,9 @@
   function refLinks(text) {
     // "[#3, s1#7]" pointers become links to the missions they cite.
     const frag = document.createDocumentFragment();
-    const parts = text.split(/(s\d+#\d+|#\d+)/);
+    const parts = text.split(/(s\d+#\d+[a-z]*|#\d+[a-z]*)/);
     parts.forEach((part) => {
-      const own = part.match(/^#(\d+)$/);
+      const own = part.match(/^#(\d+[a-z]*)$/);
       if (own) {
         const a = el("a", "ref", part);
         a.href = "#mission-" + own[1];
@@ -750,13 +750,20 @@
     return frag;
   }
 
+  // The summary cites missions by seq; the person sees them by their numbers
+  // (summary.labels: "#3" → "#2"). A summary without labels shows its pointers.
+  let summaryLabels = {};
+
   function summaryList(title, items) {
     const wrap = el("div", "summary-block");
     wrap.appendChild(el("h4", "", title));
     const list = el("ul");
     items.forEach((item) => {
       const li = el("li", item.superseded ? "superseded" : "");
-      const pointers = (item.missions || []).map((s) => (item.session ? "s" + item.session : "") + "#" + s).join(", ");
+      const pointers = (item.missions || []).map((s) => {
+        const ref = (item.session ? "s" + item.session : "") + "#" + s;
+        return summaryLabels[ref] || ref;
+      }).join(", ");
       li.appendChild(refLinks(item.text + (pointers ? " [" + pointers + "]" : "")));
       list.appendChild(li);
     });
@@ -801,6 +808,7 @@
       body.appendChild(table);
       body.appendChild(el("p", "muted", t("total", { chars: report.total_chars })));
       const state = summary.state || {};
+      summaryLabels = summary.labels || {};
       const head = el("h3", "", t("rolling_summary") + (summary.carry_over_pending ? " " + t("carrying_over") : ""));
       head.id = "rolling-summary";
       body.appendChild(head);
