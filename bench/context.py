@@ -140,6 +140,7 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
                     session=session,
                     channel=channel,
                     seq=n,
+                    label=str(n),
                     source="dm",
                     assignee=channel.employee,
                     instruction=instruction,

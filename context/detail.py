@@ -90,7 +90,7 @@ def window_shares(
     def header(m: Mission) -> int:
         if headers is not None and m.pk in headers:
             return len(headers[m.pk])
-        return len(mission_header(m.seq, m.created_at))
+        return len(mission_header(m.label or str(m.seq), m.created_at))
 
     return detail_plan(
         [(m.seq, header(m) + len(m.instruction) + len(m.reply) + 4) for m in missions],

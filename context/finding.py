@@ -33,6 +33,8 @@ class Hit:
     excerpt: str
     assignee: str
     created_at: datetime
+    # The number the person sees on the mission ("2", a synthesis "1a").
+    label: str = ""
 
 
 def _excerpt(text: str, wanted: list[str], size: int = 240) -> str:
@@ -94,6 +96,7 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
             excerpt=_excerpt(m.reply or m.instruction, wanted),
             assignee=m.assignee.name,
             created_at=m.created_at,
+            label=m.label,
         )
         for m in ordered[:limit]
     ]

@@ -31,18 +31,21 @@ def stamp(at: datetime) -> str:
     return timezone.localtime(at).strftime("%Y-%m-%d %H:%M %Z")
 
 
-def mission_header(seq: int, at: datetime, session_number: int | None = None) -> str:
+def mission_header(label: str, at: datetime, session_number: int | None = None) -> str:
+    """A mission named by the number the person sees (Mission.label), so that a reply
+    citing "#2" means what the person sees as #2."""
     where = f"session {session_number}, " if session_number is not None else ""
-    return f"[{where}mission #{seq} · {stamp(at)}]"
+    return f"[{where}mission #{label} · {stamp(at)}]"
 
 
 @cache
 def pending_capacity(budget: int) -> int:
     """How many missions the pending section lists one by one within `budget` when every
-    line is at its widest (a 4-digit session, a 7-digit seq, a 6-letter time zone); more
+    line is at its widest (a 4-digit session, a 7-digit number with a synthesis's letter,
+    a 6-letter time zone); more
     would push the oldest into one range line. A fold is due before that. At least 1."""
     sample = datetime(2000, 1, 1, tzinfo=UTC)
-    widest_header = len(mission_header(9_999_999, sample, 9_999))
+    widest_header = len(mission_header("9999999a", sample, 9_999))
     widest_header += max(0, 6 - len(stamp(sample).rsplit(" ", 1)[-1]))
     used, listed = len(PENDING_TITLE), 0
     while True:

@@ -15,7 +15,7 @@ from config.prepared import PreparedSql, prepared
 from context.detail import window_shares
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
-from context.superseded import Superseded, recorded
+from context.superseded import Superseded, recorded, recorded_refs
 from context.window import window_missions
 from language.analysis import asked_values, query_terms
 from memory.models import MemoryItem
@@ -24,9 +24,9 @@ from missions.models import Mission, MissionSource, MissionStatus
 from missions.selectors import delegate_url
 from office.models import Channel, Employee, Office
 from sessions.models import ChatSession
-from summaries.render import Ref, render_summary, state_refs
+from summaries.render import Labels, Ref, render_summary, state_refs
 from summaries.schemas import SummaryState
-from summaries.selectors import summary_shown
+from summaries.selectors import summary_labels, summary_shown
 
 RECALL_PASSAGES = 64
 # A hit shorter than this (a question turn, a one-line answer) brings the passage after it.
@@ -46,7 +46,9 @@ PENDING_HEAD_CHARS = 400
 # quoting (also what a prompt held to its history's size allows per mission).
 HISTORY_MIN_CHARS = 80
 SIZE_STEP = 32
-_MISSION_REF = re.compile(r"(?<![\w#])#(\d{1,6})\b")
+# A mission the person names by the number they see: "#2", "#1a" (a synthesis), also
+# with a Korean particle written on ("#2에서").
+_MISSION_REF = re.compile(r"(?<![\w#])#(\d{1,6}[a-z]{0,2})(?![0-9A-Za-z_])")
 
 
 @dataclass
@@ -58,6 +60,12 @@ class PendingMission:
     at: datetime
     instruction: str  # the first PENDING_HEAD_CHARS
     reply: str
+    # The number the person sees (Mission.label); blank: its seq.
+    label: str = ""
+
+    @property
+    def shown(self) -> str:
+        return self.label or str(self.seq)
 
 
 @dataclass
@@ -73,6 +81,12 @@ class RecalledPassage:
     # instruction is: whose words the passage holds (context.passages.mission_text).
     start: int = 0
     instruction_chars: int = 0
+    # The number the person sees (Mission.label); blank: its seq.
+    label: str = ""
+
+    @property
+    def shown(self) -> str:
+        return self.label or str(self.seq)
 
 
 @dataclass
@@ -87,6 +101,7 @@ class DelegateResult:
     url: str
     reply: str
     error: str
+    label: str = ""
 
 
 @dataclass
@@ -131,18 +146,23 @@ class ContextInputs:
     seq: int
     at: datetime
     terms: list[str] = field(default_factory=list)
+    # The number the person sees on the current mission; blank: its seq.
+    label: str = ""
     history_chars: int | None = None
     history_count: int = 0
     brief: Brief | None = None
     # The summary's record of superseded statements, by the mission they came from: an
     # excerpt recalled from one of them is marked (context.superseded).
     superseded: dict[Ref, list[Superseded]] = field(default_factory=dict)
+    # The numbers the person sees of the missions the summary cites (summary_refs).
+    summary_labels: Labels = field(default_factory=dict)
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
     return missions.order_by("seq").values(
         "id",
         "seq",
+        "label",
         at=F("created_at"),
         head=Substr("instruction", 1, PENDING_HEAD_CHARS),
         tail=Substr("reply", 1, PENDING_HEAD_CHARS),
@@ -230,6 +250,7 @@ def _passage_rows(passages: QuerySet[Passage]) -> list[RecalledPassage]:
         "text",
         "start",
         at=F("mission__created_at"),
+        label=F("mission__label"),
         session_number=F("session__number"),
         instruction_chars=Length("mission__instruction"),
     )
@@ -324,6 +345,7 @@ def brief_load(*, mission: Mission) -> Brief | None:
                     role=m.assignee.role,
                     status=m.status,
                     seq=m.seq,
+                    label=m.label,
                     url=delegate_url(m),
                     reply=m.reply,
                     error=m.error,
@@ -342,7 +364,10 @@ def context_load(
     instruction: str,
     seq: int,
     at: datetime,
+    label: str = "",
 ) -> ContextInputs:
+    """What the prompt of mission `seq` (shown to the person as `label`; blank: its seq)
+    needs."""
     office = channel.office
     shown = summary_shown(session=session)
     stored = shown.shown.state if shown.shown else {}
@@ -351,7 +376,14 @@ def context_load(
     # read as stored rather than validated one by one on every mission.
     state = SummaryState.model_validate({**stored, "dropped": []})
     dropped: set[Ref] = {(d.get("session"), d["mission"]) for d in stored.get("dropped", [])}
-    superseded = recorded(state, stored.get("dropped", []))
+    # The summary keeps seqs as its sources; the prompt cites missions by the numbers the
+    # person sees, so that "#2" in a reply means the mission the person sees as #2.
+    labels = summary_labels(
+        state_refs(state) | dropped | recorded_refs(state, stored.get("dropped", [])),
+        channel_id=channel.pk,
+        session_id=shown.shown.session_id if shown.shown else session.pk,
+    )
+    superseded = recorded(state, stored.get("dropped", []), labels)
     recent = window_missions(session_id=session.pk, before_seq=seq)
     window_start = min((m.seq for m in recent), default=seq)
     envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
@@ -430,6 +462,7 @@ def context_load(
             PendingMission(
                 id=row["id"],
                 seq=row["seq"],
+                label=row["label"],
                 at=row["at"],
                 instruction=row["head"],
                 reply=row["tail"],
@@ -445,11 +478,12 @@ def context_load(
         )
 
     pinned_ids: list[int] = []
-    named = {int(n) for n in _MISSION_REF.findall(instruction)}
+    # "#2" is the mission the person sees as #2 (its label), not the session's seq 2.
+    named = set(_MISSION_REF.findall(instruction))
     if named and not history and not nothing_outside:
         pinned_ids += list(
             candidates()
-            .filter(session_id=session.pk, seq__in=sorted(named))
+            .filter(session_id=session.pk, mission__label__in=sorted(named))
             .order_by("seq", "position")
             .values_list("id", flat=True)[:EVIDENCE_PASSAGES]
         )
@@ -510,7 +544,9 @@ def context_load(
         colleagues=colleagues,
         pinned=pinned,
         session_number=session.number,
-        summary_text=render_summary(state) if history else shown.text,
+        # The stored text is the state rendered with seqs: rendered again with labels.
+        summary_text=render_summary(state, labels) if history or shown.text else "",
+        summary_labels=labels,
         summary_refs=sorted(refs, key=lambda r: (r[0] or 0, r[1])),
         carried_from=shown.carried_from_number,
         pending=pending,
@@ -523,6 +559,7 @@ def context_load(
         recalled=[p for p in loaded if p.id not in pinned_set],
         instruction=instruction,
         seq=seq,
+        label=label,
         at=at,
         terms=terms,
         history_chars=history_chars,

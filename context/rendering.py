@@ -30,7 +30,7 @@ from llm.base import language_line
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
-from summaries.render import Ref, ref_label
+from summaries.render import Labels, Ref, ref_label
 
 # What marks a recalled excerpt: its first passage and its text → a label such as
 # "(superseded by #97)", or "".
@@ -76,6 +76,8 @@ class Section:
     memory_ids: list[int] = field(default_factory=list)
     # Missions of any session, as labels ("#12" this session, "s2#5" session 2).
     mission_refs: list[str] = field(default_factory=list)
+    # The numbers the person sees of mission_seqs, in the same order.
+    mission_labels: list[str] = field(default_factory=list)
     # Whether something was cut to fit the budget (the text says where, with a marker).
     trimmed: bool = False
     # Per mission of the detail window: what it kept ("full", "selected", "digest") and
@@ -93,6 +95,8 @@ class AssembledContext:
     messages: list[dict[str, str]]
     seq: int
     envelope: int = 0
+    # The number the person sees on the mission (blank: its seq).
+    label: str = ""
     # How many leading messages change only when a fold lands (or the persona, the
     # colleagues or the pinned memory change): the prefix a prompt cache can reuse.
     stable_messages: int = 0
@@ -118,6 +122,7 @@ class AssembledContext:
                     "chars": s.chars,
                     "budget": s.budget,
                     "mission_seqs": s.mission_seqs,
+                    "mission_labels": s.mission_labels,
                     "mission_refs": s.mission_refs,
                     "memory_ids": s.memory_ids,
                     "trimmed": s.trimmed,
@@ -221,7 +226,9 @@ def _system_section(
     )
 
 
-def _summary_section(summary_text: str, *, carried_from: int | None, refs: list[Ref]) -> Section:
+def _summary_section(
+    summary_text: str, *, carried_from: int | None, refs: list[Ref], labels: Labels | None = None
+) -> Section:
     budget = settings.SUMMARY_BUDGET_CHARS
     title = "## Summary of this conversation so far"
     if carried_from is not None:
@@ -234,7 +241,10 @@ def _summary_section(summary_text: str, *, carried_from: int | None, refs: list[
         f"{title}\n{body}",
         budget,
         mission_seqs=[seq for session, seq in refs if session is None],
-        mission_refs=[ref_label(*r) for r in refs],
+        mission_labels=[
+            (labels or {}).get((None, seq), str(seq)) for session, seq in refs if session is None
+        ],
+        mission_refs=[ref_label(*r, labels) for r in refs],
         trimmed=body != summary_text,
     )
 
@@ -256,7 +266,7 @@ def _pending_section(missions: list[PendingMission], session_number: int | None)
     newest_first = list(reversed(missions))
     listed = 0
     for index, mission in enumerate(newest_first):
-        header = mission_header(mission.seq, mission.at, session_number)
+        header = mission_header(mission.shown, mission.at, session_number)
         line = f"- {header} {_digest(mission, digest_width(index))}"
         if not line_fits(used, len(line), more=index + 1 < len(newest_first), budget=budget):
             break
@@ -265,22 +275,28 @@ def _pending_section(missions: list[PendingMission], session_number: int | None)
         listed += 1
     hidden = newest_first[listed:]
     if hidden:
-        first, last = hidden[-1].seq, hidden[0].seq
+        first, last = hidden[-1].shown, hidden[0].shown
         lines.append(f"- #{first}–#{last}: {len(hidden)} earlier missions, ask to recall them.")
     return Section(
         "pending",
         "\n".join([title, *lines[listed:], *reversed(lines[:listed])]),
         budget,
         mission_seqs=[m.seq for m in missions],
+        mission_labels=[m.shown for m in missions],
         mission_ids=[m.id for m in missions],
     )
+
+
+def _shown(mission: Mission) -> str:
+    """The number the person sees on a mission (a mission built without one: its seq)."""
+    return mission.label or str(mission.seq)
 
 
 def _digest_line(mission: Mission) -> str:
     text = " ".join(f"{mission.instruction} → {mission.reply}".split())
     if len(text) > DETAIL_DIGEST_CHARS:
         text = text[: DETAIL_DIGEST_CHARS - 1] + "…"
-    return f"- {mission_header(mission.seq, mission.created_at)} {text}"
+    return f"- {mission_header(_shown(mission), mission.created_at)} {text}"
 
 
 def _head_units(text: str, spans: list[Unit], limit: int) -> list[int]:
@@ -307,7 +323,7 @@ def _mission_excerpt(
     instruction, reply = mission.instruction, mission.reply
     text = f"{instruction}\n{reply}"
     cut = len(instruction) + 1
-    label = f"mission #{mission.seq}"
+    label = f"mission #{_shown(mission)}"
     spans = units(text)
     outcome_spans = [i for i, span in enumerate(spans) if span.start >= cut]
     outcome = outcome_spans[-1] if outcome_spans else len(spans) - 1
@@ -354,7 +370,7 @@ def _recent_blocks(
     mission kept (for the report). See context.detail for how the budget is shared."""
     oldest_first = sorted(missions, key=lambda m: m.seq)
     headers = {
-        m.pk: mission_header(m.seq, m.created_at)
+        m.pk: mission_header(_shown(m), m.created_at)
         + (f" {OFFICE_BRIEF_LABEL}:" if m.instruction_is_generated else "")
         + "\n"
         for m in oldest_first
@@ -417,6 +433,7 @@ def _recent_section(
         "\n\n".join(parts),
         budget,
         mission_seqs=[m.seq for m in held_missions],
+        mission_labels=[_shown(m) for m in held_missions],
         mission_ids=[m.pk for m in held_missions],
         trimmed=len(blocks) < len(missions)
         or any(not u.endswith(m.instruction) or r != m.reply for m, u, r in blocks),
@@ -583,7 +600,7 @@ def _ranked_lines(
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
         mark = marks(first, text) if marks else ""
-        header = " ".join(x for x in (mission_header(first.seq, first.at, other), mark) if x)
+        header = " ".join(x for x in (mission_header(first.shown, first.at, other), mark) if x)
         headers.append((header + " " + _whose(first)).rstrip())
     in_window = {
         (r, i)
@@ -723,6 +740,7 @@ def _recall_section(
     title = RECALL_TITLE
     lines, used = [title], len(title)
     seqs: list[int] = []
+    seq_labels: list[str] = []
     ids: list[int] = []
     refs: list[str] = []
     trimmed = False
@@ -731,16 +749,17 @@ def _recall_section(
         other = first.session_number if first.session_number != session_number else None
         if other is None and first.seq not in seqs:
             seqs.append(first.seq)
+            seq_labels.append(first.shown)
         if first.mission_id not in ids:
             ids.append(first.mission_id)
-            refs.append(ref_label(other, first.seq))
+            refs.append(ref_label(other, first.seq, {(other, first.seq): first.shown}))
 
     for run in _excerpts(passages):
         first = run[0]
         other = first.session_number if first.session_number != session_number else None
         text = "\n".join(p.text for p in run)
         mark = marks(first, text) if marks else ""
-        header = " ".join(x for x in (mission_header(first.seq, first.at, other), mark) if x)
+        header = " ".join(x for x in (mission_header(first.shown, first.at, other), mark) if x)
         # What the quoted excerpt may take: the line is "- {header} {quoted}", after a
         # newline.
         room = budget - used - 1 - len(header) - 3
@@ -787,6 +806,7 @@ def _recall_section(
         "\n".join(lines),
         budget,
         mission_seqs=seqs,
+        mission_labels=seq_labels,
         mission_ids=ids,
         mission_refs=refs,
         trimmed=trimmed,
@@ -821,7 +841,7 @@ def _brief_section(brief: Brief | None, budget: int) -> Section:
     used = len(RESULTS_TITLE)
     headers = []
     for r in results:
-        where = f"mission #{r.seq} in {r.employee}'s 1:1 channel: {r.url}"
+        where = f"mission #{r.label or r.seq} in {r.employee}'s 1:1 channel: {r.url}"
         if r.status == "done":
             headers.append(f"### {r.employee} ({r.role}) — done — {where}")
         elif r.status == "failed":
@@ -859,7 +879,8 @@ def _superseded_marks(inputs: ContextInputs) -> Marks:
     record: dict[Ref, list[Superseded]] = inputs.superseded
     later: list[Reversal] = reversals(
         [(m.seq, m.instruction) for m in inputs.recent if not m.instruction_is_generated]
-        + [(m.seq, m.instruction) for m in inputs.pending]
+        + [(m.seq, m.instruction) for m in inputs.pending],
+        {m.seq: _shown(m) for m in inputs.recent} | {m.seq: m.shown for m in inputs.pending},
     )
 
     def mark(first: RecalledPassage, text: str) -> str:
@@ -886,7 +907,10 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         budget=settings.SYSTEM_BUDGET_CHARS,
     )
     summary_section = _summary_section(
-        inputs.summary_text, carried_from=inputs.carried_from, refs=inputs.summary_refs
+        inputs.summary_text,
+        carried_from=inputs.carried_from,
+        refs=inputs.summary_refs,
+        labels=inputs.summary_labels,
     )
     pending = _pending_section(inputs.pending, inputs.carried_from)
     memory = _memory_section(inputs.ranked_memory)
@@ -894,7 +918,8 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     # The current instruction is budgeted first: it gets what the envelope leaves beside
     # the sections of fixed caps before it, so it is never cut while the envelope has
     # room; a plan's brief, the window and recall shrink to make room for it.
-    header = f"{mission_header(inputs.seq, inputs.at)} Current mission — answer this:\n"
+    label = inputs.label or str(inputs.seq)
+    header = f"{mission_header(label, inputs.at)} Current mission — answer this:\n"
     current_budget = max(envelope - fixed, len(header) + 200)
     instruction = trim_middle(
         inputs.instruction, current_budget - len(header), label="this instruction"
@@ -904,6 +929,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         header + instruction,
         current_budget,
         mission_seqs=[inputs.seq],
+        mission_labels=[label],
         trimmed=instruction != inputs.instruction,
     )
     fixed += current.chars
@@ -923,6 +949,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
             id=-m.pk,
             mission_id=m.pk,
             seq=m.seq,
+            label=_shown(m),
             session_number=inputs.session_number,
             at=m.created_at,
             position=0,
@@ -996,6 +1023,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         ],
         messages=messages,
         seq=inputs.seq,
+        label=label,
         envelope=envelope,
         stable_messages=stable,
     )

@@ -20,6 +20,7 @@ def assemble(
     instruction: str,
     seq: int,
     at: datetime,
+    label: str = "",
 ) -> AssembledContext:
     return render_context(
         context_load(
@@ -29,6 +30,7 @@ def assemble(
             instruction=instruction,
             seq=seq,
             at=at,
+            label=label,
         )
     )
 
@@ -42,6 +44,7 @@ def context_for_mission(*, mission: Mission) -> AssembledContext:
         instruction=mission.instruction,
         seq=mission.seq,
         at=mission.created_at,
+        label=mission.label,
     )
     inputs.brief = brief_load(mission=mission)
     return render_context(inputs)
@@ -65,5 +68,7 @@ def context_for_next(
         employee=employee or channel_default_assignee(channel=channel),
         instruction=instruction,
         seq=session.mission_count + 1,
+        # The person's next number: their missions count without the syntheses.
+        label=str(session.mission_count - session.synthesis_count + 1),
         at=at or timezone.now(),
     )

@@ -20,12 +20,12 @@ from language.statements import (
     same_topic,
     split_sentences,
 )
-from summaries.render import Ref, ref_label
+from summaries.render import Labels, Ref, ref_label
 from summaries.schemas import SummaryState
 
 # A dropped mission's reason as the extractive fold writes it when a newer statement
 # retired the mission's item.
-_DROPPED_SUPERSEDED = re.compile(r"^superseded by (#\d+|s\d+#\d+)")
+_DROPPED_SUPERSEDED = re.compile(r"^superseded by (?:s(\d+))?#(\d+)")
 # Sentences of an excerpt compared with the reversals: enough for a few hundred chars.
 MAX_SENTENCES = 40
 # Words too common to say two sentences share a subject (the cheap test run before the
@@ -83,12 +83,30 @@ class Reversal:
     seq: int
     sentence: str
     words: frozenset[str] = frozenset()
+    # The number the person sees on that mission; blank: its seq.
+    label: str = ""
 
 
-def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, list[Superseded]]:
+def recorded_refs(state: SummaryState, dropped: list[dict[str, Any]]) -> set[Ref]:
+    """The missions `recorded` names as superseding others (to look their labels up)."""
+    refs: set[Ref] = set()
+    for decision in state.decisions:
+        if decision.superseded:
+            refs |= {(decision.session, s) for s in decision.superseded_by}
+    for row in dropped:
+        match = _DROPPED_SUPERSEDED.match(str(row.get("reason", "")))
+        if match is not None:
+            refs.add((int(match.group(1)) if match.group(1) else None, int(match.group(2))))
+    return refs
+
+
+def recorded(
+    state: SummaryState, dropped: list[dict[str, Any]], labels: Labels | None = None
+) -> dict[Ref, list[Superseded]]:
     """The summary's record of superseded statements, by the mission they came from:
     decisions marked superseded, and missions dropped because a newer statement retired
-    their item (`dropped` as stored: a list of {"mission", "session", "reason"})."""
+    their item (`dropped` as stored: a list of {"mission", "session", "reason"}). The
+    missions that superseded them are named by `labels` (the numbers the person sees)."""
     out: dict[Ref, list[Superseded]] = {}
     for decision in state.decisions:
         if not decision.superseded:
@@ -97,7 +115,7 @@ def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, li
             # Only a later mission supersedes this one's words (a decision cited from
             # several missions can be superseded by one of them).
             by = ", ".join(
-                ref_label(decision.session, s) for s in decision.superseded_by if s > seq
+                ref_label(decision.session, s, labels) for s in decision.superseded_by if s > seq
             )
             if not by:
                 continue
@@ -109,14 +127,18 @@ def recorded(state: SummaryState, dropped: list[dict[str, Any]]) -> dict[Ref, li
             continue
         ref = (row.get("session"), int(row["mission"]))
         digest = str(row["reason"]).split("digest:", 1)[-1].strip()
-        out.setdefault(ref, []).append(Superseded(ref, digest, match.group(1)))
+        by = ref_label(int(match.group(1)) if match.group(1) else None, int(match.group(2)), labels)
+        out.setdefault(ref, []).append(Superseded(ref, digest, by))
     return out
 
 
-def reversals(missions: list[tuple[int, str]]) -> list[Reversal]:
-    """The sentences of the person's instructions (seq, text) that reverse something."""
+def reversals(
+    missions: list[tuple[int, str]], labels: dict[int, str] | None = None
+) -> list[Reversal]:
+    """The sentences of the person's instructions (seq, text) that reverse something;
+    `labels`: seq → the number the person sees."""
     return [
-        Reversal(seq, said, _words(said))
+        Reversal(seq, said, _words(said), (labels or {}).get(seq, ""))
         for seq, text in missions
         for said in (_said(s) for s in split_sentences(text))
         if reverses(said) and _states(said)
@@ -151,7 +173,7 @@ def superseded_by(
         said = [_said(s) for s in split_sentences(text)[:MAX_SENTENCES] if _states(s)]
         sentences = [(s, _words(s)) for s in said]
         for reversal in newer:
-            label = ref_label(None, reversal.seq)
+            label = f"#{reversal.label}" if reversal.label else ref_label(None, reversal.seq)
             if label not in labels and any(
                 words & reversal.words and conflicts(reversal.sentence, sentence)
                 for sentence, words in sentences

@@ -587,7 +587,7 @@ _KO_NAME = re.compile(
     r"(?=$|[^가-힣]|이|가|은|는|을|를|과|와|의|에게|에|께|한테|도|께서|랑|하고|만|로|으로|부터|까지"
     r"|요|예요|이에요|입니다|였|이었|죠)"
 )
-_MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+\b\]?")
+_MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+[a-z]{0,2}\b\]?")
 
 
 def _number_key(raw: str) -> str:

@@ -109,7 +109,7 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _SCALES = {"thousand": 10**3, "k": 10**3, "million": 10**6, "billion": 10**9, "bn": 10**9}
-_MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+\b\]?")
+_MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+[a-z]{0,2}\b\]?")
 
 
 @dataclass(frozen=True, order=True)

@@ -121,7 +121,7 @@ def _has_words(line: str) -> bool:
 # stored text, quoted as a JSON string (context.rendering quotes every stored text so).
 _QUOTED_LINE = re.compile(r'^(?P<header>\[[^\]]*\]|\([^)]*\))?\s*(?P<quoted>".*")\s*$')
 _MISSION_HEADER = re.compile(
-    r"^\[(?:(?P<session>session \d+), )?mission #(?P<seq>\d+) · (?P<at>.+)\]$"
+    r"^\[(?:(?P<session>session \d+), )?mission #(?P<seq>\d+[a-z]*) · (?P<at>.+)\]$"
 )
 _TURNS = re.compile(
     r"^(?P<label>Instruction|Brief written by the office):\s*(?P<asked>.*?)"

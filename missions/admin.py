@@ -35,6 +35,7 @@ class MissionAdmin(OfficeScopedAdmin):
         "office_name",
         "channel",
         "session",
+        "label",
         "seq",
         "source",
         "assignee",

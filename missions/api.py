@@ -91,6 +91,8 @@ class MissionOut(Schema):
     channel: int
     session: int
     seq: int
+    # The number the person sees ("2", a synthesis "1a"); seq is the session's order.
+    label: str
     source: str
     assignee: str
     parent: int | None
@@ -174,6 +176,7 @@ def _mission_out(mission: Mission) -> dict[str, Any]:
         "channel": mission.channel_id,
         "session": mission.session_id,
         "seq": mission.seq,
+        "label": mission.label,
         "source": mission.source,
         "assignee": mission.assignee.name,
         "parent": mission.parent_id,

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from config.celery import queue_task_on_commit
 from config.prepared import prepared
-from missions.models import InstructionAuthor, Message, MessageKind, Mission
+from missions.labels import synthesis_label
+from missions.models import InstructionAuthor, Message, MessageKind, Mission, MissionSource
 from missions.queueing import mission_queue_run
 from missions.timeline import message_post
 from office.models import Employee
@@ -98,26 +99,39 @@ def mission_open(
     counted this mission under the session's row lock (`session_count_current`),
     `session` is the row it got back, and it looked the client_id up itself (a concurrent
     send of the same one then fails on the constraint)."""
+    # A synthesis is numbered after its plan ("1a"); every other mission is the person's
+    # next number, so a synthesis leaves no gap in theirs.
+    synthesis = source == MissionSource.SYNTHESIS and parent is not None
     if counted:
+        # Counted by intake, for the person's instructions: a synthesis is never.
+        assert not synthesis
         seq = session.mission_count
+        row = session
     else:
-        # The row lock orders concurrent instructions of one session, so seq has no gaps
-        # and two sends of one client_id cannot both pass the check below.
+        # The row lock orders concurrent instructions of one session, so seq and label
+        # have no gaps and two sends of one client_id cannot both pass the check below.
         row = session_lock(session=session)
         if client_id:
             existing = _BY_CLIENT_ID.first(session_id=session.pk, client_id=client_id)
             if existing is not None:
                 return Opened(mission=existing, message=None, created=False)
-        seq = session_count_mission(session=row)
+        seq = session_count_mission(session=row, synthesis=synthesis)
         session.mission_count = seq
+        session.synthesis_count = row.synthesis_count
         # Read under the lock: once told, a session is never told again (see
         # `mission_after_accept`).
         session.long_notice_sent_at = row.long_notice_sent_at
+    if synthesis:
+        assert parent is not None
+        label = synthesis_label(session_id=session.pk, plan=parent)
+    else:
+        label = str(row.mission_count - row.synthesis_count)
     created_at = at or timezone.now()
     mission = Mission.objects.create(
         session=session,
         channel_id=session.channel_id,
         seq=seq,
+        label=label,
         source=source,
         assignee=assignee,
         parent=parent,
@@ -135,6 +149,7 @@ def mission_open(
             "edited_from": {
                 "mission": edited_from.pk,
                 "seq": edited_from.seq,
+                "label": edited_from.label,
                 "session": edited_from.session_id,
             },
         }
@@ -149,6 +164,7 @@ def mission_open(
             "client_id": client_id,
             "assignee": assignee.name,
             "seq": seq,
+            "label": label,
             **(payload or {}),
         },
         created_at=created_at,

@@ -184,9 +184,10 @@ def plan_start(
         office_text=office_text(
             "plan",
             seq=plan.seq,
+            label=plan.label,
             parts=[{"employee": d.employee.name, "task": d.task[:80]} for d in delegations],
         ),
-        payload={"event": "plan", "plan": plan.pk, "seq": plan.seq},
+        payload={"event": "plan", "plan": plan.pk, "seq": plan.seq, "label": plan.label},
     )
     # Registered before the delegated missions are queued: the card appears with every
     # part queued, then follows each one.

@@ -160,11 +160,11 @@ def mission_complete(
 
 
 def _reply_payload(mission: Mission) -> dict[str, Any]:
-    """A reply's timeline payload: its mission's seq, and which attempt it is once the
-    person regenerated the mission (the earlier replies stay above it)."""
+    """A reply's timeline payload: its mission's seq and label, and which attempt it is
+    once the person regenerated the mission (the earlier replies stay above it)."""
     if mission.regenerations:
-        return {"seq": mission.seq, "attempt": mission.regenerations + 1}
-    return {"seq": mission.seq}
+        return {"seq": mission.seq, "label": mission.label, "attempt": mission.regenerations + 1}
+    return {"seq": mission.seq, "label": mission.label}
 
 
 def _queue_followups(session_id: int, seq: int, chars: int) -> None:
@@ -232,7 +232,7 @@ def mission_fail(
         mission=mission,
         kind=MessageKind.ERROR,
         office_text=office_text("could_not_answer", employee=mission.assignee.name, error=message),
-        payload={"code": code, "retry": True, "seq": mission.seq},
+        payload={"code": code, "retry": True, "seq": mission.seq, "label": mission.label},
     )
     unread_announce(mission=mission, message=posted)
     _tell_plan(mission)

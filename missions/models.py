@@ -50,7 +50,13 @@ class Mission(models.Model):
         related_name="missions",
         verbose_name=_("channel"),
     )
+    # Internal order of the session (windows, fold watermarks, summary sources, recall):
+    # every mission of the session takes the next one, a synthesis too.
     seq = models.PositiveIntegerField(_("number in the session"))
+    # The number a person sees and names ("#2"): the person's missions count 1, 2, 3…
+    # without gaps; a synthesis is its plan's number with a letter ("1a", then "1b").
+    # Given under the session's row lock (missions.creation).
+    label = models.CharField(_("number shown"), max_length=16)
     source = models.CharField(_("source"), max_length=20, choices=MissionSource.choices)
     assignee = models.ForeignKey(
         "office.Employee",
@@ -127,6 +133,9 @@ class Mission(models.Model):
                 name="mission_client_id_unique_per_session",
             ),
             models.CheckConstraint(condition=Q(seq__gte=1), name="mission_seq_positive"),
+            models.UniqueConstraint(
+                fields=["session", "label"], name="mission_label_unique_per_session"
+            ),
         ]
         indexes = [
             models.Index(fields=["session", "status", "seq"], name="mission_session_status_seq"),
@@ -134,7 +143,12 @@ class Mission(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"#{self.seq} {self.instruction[:60]}"
+        return f"{self.tag} {self.instruction[:60]}"
+
+    @property
+    def tag(self) -> str:
+        """The mission as a person names it: "#2", "#1a"."""
+        return f"#{self.label}"
 
     @property
     def instruction_is_generated(self) -> bool:

@@ -28,7 +28,7 @@ from sessions.services import session_get_or_open_current
 FINISHED = (MissionStatus.DONE, MissionStatus.FAILED)
 
 SYNTHESIS_INSTRUCTION = (
-    "Your colleagues have worked on the parts of mission #{seq} you delegated; their "
+    "Your colleagues have worked on the parts of mission #{label} you delegated; their "
     "results are quoted above. Give the person one answer: what each colleague did (by "
     "name), what is still open (name anyone who failed or has not answered, with the "
     "error and the retry link), and the next step. Answer in the language of the "
@@ -116,7 +116,7 @@ def _synthesize_if_ready(plan: Mission, *, overdue: bool = False) -> Mission | N
         assignee=plan.assignee,
         source=MissionSource.SYNTHESIS,
         instruction=SYNTHESIS_INSTRUCTION.format(
-            seq=plan.seq, instruction=_quote(plan.instruction)
+            label=plan.label, instruction=_quote(plan.instruction)
         ),
         instruction_author=InstructionAuthor.OFFICE,
         parent=plan,

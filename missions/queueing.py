@@ -46,5 +46,5 @@ def mission_mark_delayed(*, mission_id: int) -> Message | None:
             mission=mission,
             kind=MessageKind.EVENT,
             office_text=office_text("delayed", employee=mission.assignee.name),
-            payload={"event": "delayed", "seq": mission.seq},
+            payload={"event": "delayed", "seq": mission.seq, "label": mission.label},
         )

@@ -182,6 +182,7 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
         .values(
             "id",
             "seq",
+            "label",
             "created_at",
             "channel_id",
             "channel__name",
@@ -208,6 +209,7 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
             completion_tokens=row["completion_tokens"],
             id=row["id"],
             seq=row["seq"],
+            label=row["label"],
             created_at=row["created_at"],
             channel_id=row["channel_id"],
             channel=row["channel__name"],
@@ -253,7 +255,7 @@ def missions_stuck(*, now: datetime | None = None) -> QuerySet[Mission]:
 
 def delegate_url(mission: Mission) -> str:
     """Where a mission stands in its channel's chat page."""
-    return f"/c/{mission.channel_id}/#mission-{mission.seq}"
+    return f"/c/{mission.channel_id}/#mission-{mission.label}"
 
 
 def followup_payload(source: Mission) -> dict[str, object]:
@@ -262,6 +264,7 @@ def followup_payload(source: Mission) -> dict[str, object]:
     return {
         "written_by": "office",
         "follow_up_of": source.seq,
+        "follow_up_label": source.label,
         "from_channel": source.channel_id,
         "from_url": delegate_url(source),
     }
@@ -320,13 +323,17 @@ def plan_data(*, plan_id: int) -> PlanData | None:
         mission=plan.pk,
         channel=plan.channel_id,
         seq=plan.seq,
+        label=plan.label,
         instruction=plan.instruction,
         planner=plan.assignee.name,
         status=status,
         delegates=delegates,
         synthesis=(
             SynthesisData(
-                mission=last.pk, status=PLAN_STATUS[MissionStatus(last.status)], seq=last.seq
+                mission=last.pk,
+                status=PLAN_STATUS[MissionStatus(last.status)],
+                seq=last.seq,
+                label=last.label,
             )
             if last is not None
             else None
@@ -353,6 +360,7 @@ def plan_cost_report(
         p["id"]: {
             "plan": p["id"],
             "seq": p["seq"],
+            "label": p["label"],
             "office": p["channel__office__name"],
             "instruction": p["instruction"][:80],
             "created_at": p["created_at"],
@@ -366,6 +374,7 @@ def plan_cost_report(
         for p in plans.order_by("-created_at").values(
             "id",
             "seq",
+            "label",
             "channel__office__name",
             "instruction",
             "created_at",

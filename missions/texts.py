@@ -43,7 +43,9 @@ def _fill(msgid: str, **params: Any) -> str:
 
 def _plan(p: dict[str, Any]) -> str:
     parts = "; ".join(_fill(PLAN_PART, employee=x["employee"], task=x["task"]) for x in p["parts"])
-    return _fill(PLAN, seq=p["seq"], parts=parts)
+    # {seq} shows the plan's label (the number the person sees); a plan stored before
+    # labels has only its seq.
+    return _fill(PLAN, seq=p.get("label", p["seq"]), parts=parts)
 
 
 _RENDER: dict[str, Callable[[dict[str, Any]], str]] = {

@@ -346,6 +346,7 @@ class ChannelAdmin(OfficeScopedAdmin):
                 "report": report,
                 # Each section with its name in the reader's language, as the chat's panel.
                 "sections": [(names.get(s["name"], s["name"]), s) for s in report["sections"]],
-                "seq": context.seq,
+                # The number the person will see on it (seq is the session's order).
+                "seq": context.label or context.seq,
             },
         )

@@ -269,7 +269,7 @@ def search_view(request: HttpRequest) -> HttpResponse:
                 "kind_label": kind_label,
                 "url": f"/c/{channel.pk}/"
                 + (f"?session={hit.session}" if past else "")
-                + f"#mission-{hit.seq}",
+                + f"#mission-{hit.label}",
             }
         )
     return render(

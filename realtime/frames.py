@@ -125,6 +125,8 @@ class SynthesisData(BaseModel):
     mission: int
     status: str
     seq: int
+    # The number the person sees ("1a"); seq is the session's internal order.
+    label: str
 
 
 class PlanData(BaseModel):
@@ -134,6 +136,7 @@ class PlanData(BaseModel):
     mission: int
     channel: int
     seq: int
+    label: str
     instruction: str
     planner: str
     # working (delegates busy) | synthesizing | done | failed (the synthesis failed)

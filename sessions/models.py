@@ -19,6 +19,9 @@ class ChatSession(models.Model):
     started_at = models.DateTimeField(_("started at"), auto_now_add=True)
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
     mission_count = models.PositiveIntegerField(_("missions"), default=0)
+    # How many of them are syntheses: the person's next mission is numbered
+    # mission_count - synthesis_count + 1 (missions.labels).
+    synthesis_count = models.PositiveIntegerField(_("syntheses"), default=0)
     long_notice_sent_at = models.DateTimeField(
         _("long-session notice sent at"), null=True, blank=True
     )

@@ -1,5 +1,7 @@
 """Writes for chat sessions, and the long-session notice (DESIGN.md §6)."""
 
+from typing import Any
+
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -71,11 +73,16 @@ def session_count_current(*, channel: Channel) -> ChatSession:
     return session
 
 
-def session_count_mission(*, session: ChatSession) -> int:
-    """One more mission in the session; returns its seq. Call with the row locked
-    (`session_lock`), so that seqs have no gaps."""
-    ChatSession.objects.filter(pk=session.pk).update(mission_count=F("mission_count") + 1)
+def session_count_mission(*, session: ChatSession, synthesis: bool = False) -> int:
+    """One more mission in the session (a `synthesis`: one more of those too); returns
+    its seq. Call with the row locked (`session_lock`), so that seqs and the person's
+    numbers have no gaps."""
+    counts: dict[str, Any] = {"mission_count": F("mission_count") + 1}
+    if synthesis:
+        counts["synthesis_count"] = F("synthesis_count") + 1
+    ChatSession.objects.filter(pk=session.pk).update(**counts)
     session.mission_count += 1
+    session.synthesis_count += int(synthesis)
     return session.mission_count
 
 

@@ -12,6 +12,7 @@ from django.utils.translation import gettext, gettext_lazy, ngettext
 from office.admin import OfficeScopedAdmin
 from summaries.admin_html import (
     diff_html,
+    index_labels,
     prompt_text_html,
     render_state_html,
     revision_producer,
@@ -19,6 +20,7 @@ from summaries.admin_html import (
 )
 from summaries.compaction import compaction_queue
 from summaries.models import RollingSummary, SummaryRevision
+from summaries.render import render_summary
 from summaries.schemas import SummaryState
 from summaries.selectors import summary_seq_index
 from summaries.services import summary_rollback
@@ -97,7 +99,14 @@ class RollingSummaryAdmin(OfficeScopedAdmin):
 
     @admin.display(description=gettext_lazy("prompt text"))
     def prompt_text(self, obj: RollingSummary) -> SafeString:
-        return prompt_text_html(obj.text)
+        # As a prompt carries it: the stored text cites seqs, the prompt the numbers the
+        # person sees (context.loading).
+        if not obj.text:
+            return prompt_text_html("")
+        labels = index_labels(summary_seq_index(session=obj.session))
+        return prompt_text_html(
+            render_summary(SummaryState.model_validate(obj.state or {}), labels)
+        )
 
     @admin.display(description=gettext_lazy("summary"))
     def structured(self, obj: RollingSummary) -> SafeString:
@@ -176,7 +185,8 @@ class SummaryRevisionAdmin(OfficeScopedAdmin):
 
     @admin.display(description=gettext_lazy("diff with the state before"))
     def diff(self, obj: SummaryRevision) -> SafeString:
-        return diff_html(obj.before_state, obj.after_state)
+        labels = index_labels(summary_seq_index(session=obj.summary.session))
+        return diff_html(obj.before_state, obj.after_state, labels)
 
     @admin.display(description=gettext_lazy("verifier report"))
     def report(self, obj: SummaryRevision) -> SafeString:

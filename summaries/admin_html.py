@@ -14,28 +14,31 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
 from summaries.models import SummaryRevision
-from summaries.render import render_summary
+from summaries.render import Labels, Ref, ref_label, render_summary
 from summaries.schemas import Decision, SummaryItem, SummaryState
+from summaries.selectors import Pointed
 
 
-def _mission_links(item: SummaryItem, seq_to_id: dict[tuple[int | None, int], int]) -> SafeString:
+def _mission_links(item: SummaryItem, index: dict[Ref, Pointed]) -> SafeString:
     links = []
     for seq in item.missions:
-        label = f"#{seq}" if item.session is None else f"s{item.session}#{seq}"
-        pk = seq_to_id.get((item.session, seq))
-        if pk:
-            url = reverse("admin:missions_mission_change", args=[pk])
+        pointed = index.get((item.session, seq))
+        # The number a person sees on the mission; its seq if it is gone.
+        label = ref_label(
+            item.session, seq, {(item.session, seq): pointed.label} if pointed else None
+        )
+        if pointed:
+            url = reverse("admin:missions_mission_change", args=[pointed.id])
             links.append(format_html('<a href="{}">{}</a>', url, label))
         else:
             links.append(format_html("{}", label))
     return SafeString(", ".join(links))
 
 
-def render_state_html(
-    state: SummaryState, seq_to_id: dict[tuple[int | None, int], int]
-) -> SafeString:
+def render_state_html(state: SummaryState, index: dict[Ref, Pointed]) -> SafeString:
     """The structured state for people: sections, superseded decisions struck through,
-    every item linking to the missions it came from. All text is escaped."""
+    every item linking to the missions it came from (by the numbers people see). All
+    text is escaped."""
     parts: list[SafeString] = []
     if state.goal:
         parts.append(format_html("<p><strong>{}</strong> {}</p>", gettext("Goal:"), state.goal))
@@ -45,7 +48,7 @@ def render_state_html(
             return
         rows = []
         for item in items:
-            refs = _mission_links(item, seq_to_id)
+            refs = _mission_links(item, index)
             if isinstance(item, Decision) and item.superseded:
                 rows.append(
                     format_html(
@@ -71,8 +74,8 @@ def render_state_html(
                 gettext("Dropped (%(count)d)") % {"count": len(state.dropped)},
                 format_html_join(
                     "",
-                    '<li>#{} <span translate="no">{}</span></li>',
-                    ((d.mission, d.reason) for d in state.dropped[:50]),
+                    '<li>{} <span translate="no">{}</span></li>',
+                    ((_label(index, (d.session, d.mission)), d.reason) for d in state.dropped[:50]),
                 ),
             )
         )
@@ -81,10 +84,23 @@ def render_state_html(
     return SafeString("".join(parts))
 
 
-def diff_html(before: dict[str, Any], after: dict[str, Any]) -> SafeString:
-    """A line diff of the two rendered summaries, escaped, added and removed lines marked."""
-    old = render_summary(SummaryState.model_validate(before or {})).splitlines()
-    new = render_summary(SummaryState.model_validate(after or {})).splitlines()
+def _label(index: dict[Ref, Pointed], ref: Ref) -> str:
+    pointed = index.get(ref)
+    return ref_label(*ref, {ref: pointed.label} if pointed else None)
+
+
+def index_labels(index: dict[Ref, Pointed]) -> Labels:
+    """The numbers people see, by evidence pointer."""
+    return {ref: pointed.label for ref, pointed in index.items()}
+
+
+def diff_html(
+    before: dict[str, Any], after: dict[str, Any], labels: Labels | None = None
+) -> SafeString:
+    """A line diff of the two rendered summaries (missions cited by `labels`), escaped,
+    added and removed lines marked."""
+    old = render_summary(SummaryState.model_validate(before or {}), labels).splitlines()
+    new = render_summary(SummaryState.model_validate(after or {}), labels).splitlines()
     rows = []
     for line in difflib.unified_diff(old, new, lineterm="", n=2):
         if line.startswith(("---", "+++")):

@@ -7,7 +7,9 @@ from ninja.errors import HttpError
 
 from office.selectors import channel_get_for_user
 from sessions.selectors import session_current
-from summaries.selectors import summary_shown
+from summaries.render import ref_label, render_summary
+from summaries.schemas import SummaryState
+from summaries.selectors import summary_shown, summary_shown_labels
 
 router = Router(tags=["summaries"])
 
@@ -22,11 +24,17 @@ def channel_summary(request: HttpRequest, channel_id: int) -> dict[str, Any]:
     if session is None:
         raise HttpError(404, "The channel has no session yet.")
     shown = summary_shown(session=session)
+    # The state cites missions by seq (its sources); a person reads them by the numbers
+    # they see: `labels` maps each citation ("#3", "s1#7") to that ("#2", "s1#5").
+    labels = summary_shown_labels(shown=shown, channel_id=channel.pk)
+    state = shown.shown.state if shown.shown else {}
+    text = render_summary(SummaryState.model_validate(state), labels) if shown.text else ""
     return {
         "session": session.pk,
         "number": session.number,
-        "state": shown.shown.state if shown.shown else {},
-        "text": shown.text,
+        "state": state,
+        "labels": {ref_label(*ref): ref_label(*ref, labels) for ref in labels},
+        "text": text,
         "version": shown.shown.version if shown.shown else 0,
         "folded_through_seq": shown.watermark,
         "carry_over_pending": bool(shown.summary and shown.summary.carry_over_pending),

@@ -130,7 +130,7 @@ _ECHO_LEADS = re.compile(
     r"thank you\b|알겠습니다|네[,. ]|좋아요|물론|감사합니다|확인했습니다)",
     re.IGNORECASE,
 )
-_SUMMARY_POINTER = re.compile(r"\[(?:s\d+)?#\d+|\bmission #\d+")
+_SUMMARY_POINTER = re.compile(r"\[(?:s\d+)?#\d+|\bmission #\d+[a-z]{0,2}\b")
 
 
 @dataclass

@@ -19,23 +19,30 @@ def summary_text_budget() -> int:
 
 
 Ref = tuple[int | None, int]
+# The numbers a person sees (Mission.label) of the missions refs point at: a summary keeps
+# seqs as its sources, and shows labels where a person or a prompt reads it.
+Labels = dict[Ref, str]
 
 
-def ref_label(session: int | None, seq: int) -> str:
-    return f"#{seq}" if session is None else f"s{session}#{seq}"
+def ref_label(session: int | None, seq: int, labels: Labels | None = None) -> str:
+    """How a mission is cited: "#12" in its own session, "s2#5" in session 2; with
+    `labels`, by the number the person sees (a ref it lacks keeps its seq)."""
+    shown = labels.get((session, seq), str(seq)) if labels else str(seq)
+    return f"#{shown}" if session is None else f"s{session}#{shown}"
 
 
-def _refs(item: SummaryItem) -> str:
+def _refs(item: SummaryItem, labels: Labels | None) -> str:
     if not item.missions:
         return ""
-    return " [" + ", ".join(ref_label(item.session, s) for s in item.missions) + "]"
+    return " [" + ", ".join(ref_label(item.session, s, labels) for s in item.missions) + "]"
 
 
-def render_summary(state: SummaryState) -> str:
-    """The state as the text the model reads: every item with its mission pointers."""
+def render_summary(state: SummaryState, labels: Labels | None = None) -> str:
+    """The state as the text the model reads: every item with its mission pointers (as
+    seqs, or with `labels` as the numbers the person sees)."""
     lines: list[str] = []
     if state.goal:
-        goal_refs = ", ".join(f"#{s}" for s in state.goal_missions)
+        goal_refs = ", ".join(ref_label(None, s, labels) for s in state.goal_missions)
         lines.append(f"Goal: {state.goal}" + (f" [{goal_refs}]" if goal_refs else ""))
 
     def block(title: str, items: list[SummaryItem] | list[Decision]) -> None:
@@ -44,10 +51,12 @@ def render_summary(state: SummaryState) -> str:
         lines.append(f"{title}:")
         for item in items:
             if isinstance(item, Decision) and item.superseded:
-                by = ", ".join(ref_label(item.session, s) for s in item.superseded_by)
-                lines.append(f"- (superseded{' by ' + by if by else ''}) {item.text}{_refs(item)}")
+                by = ", ".join(ref_label(item.session, s, labels) for s in item.superseded_by)
+                lines.append(
+                    f"- (superseded{' by ' + by if by else ''}) {item.text}{_refs(item, labels)}"
+                )
             else:
-                lines.append(f"- {item.text}{_refs(item)}")
+                lines.append(f"- {item.text}{_refs(item, labels)}")
 
     block("Decisions", state.decisions)
     block("Constraints and preferences", state.constraints)

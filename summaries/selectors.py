@@ -2,10 +2,14 @@
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from config.prepared import prepared
 from missions.models import Mission
 from sessions.models import ChatSession
 from summaries.models import RollingSummary
+from summaries.render import Labels, Ref, state_refs
+from summaries.schemas import SummaryState
 
 
 @dataclass(frozen=True)
@@ -60,12 +64,58 @@ def summary_shown(*, session: ChatSession) -> ShownSummary:
     )
 
 
-def summary_seq_index(*, session: ChatSession) -> dict[tuple[int | None, int], int]:
-    """(session number, or None for this one; seq) → mission id: where evidence points."""
-    index: dict[tuple[int | None, int], int] = {}
+@dataclass(frozen=True)
+class Pointed:
+    """The mission an evidence pointer points at: its id, and the number a person sees."""
+
+    id: int
+    label: str
+
+
+def summary_seq_index(*, session: ChatSession) -> dict[tuple[int | None, int], Pointed]:
+    """(session number, or None for this one; seq) → the mission: where evidence points."""
+    index: dict[tuple[int | None, int], Pointed] = {}
     rows = Mission.objects.filter(
         channel_id=session.channel_id, session__number__lte=session.number
     )
-    for pk, seq, number in rows.values_list("id", "seq", "session__number"):
-        index[(None if number == session.number else number, seq)] = pk
+    for pk, seq, number, label in rows.values_list("id", "seq", "session__number", "label"):
+        index[(None if number == session.number else number, seq)] = Pointed(pk, label)
     return index
+
+
+def summary_labels(refs: set[Ref], *, channel_id: int, session_id: int) -> Labels:
+    """The numbers the person sees (Mission.label) of the missions a summary cites, in
+    one query: `refs` are (session number, or None for session `session_id`; seq)."""
+    this = sorted({seq for number, seq in refs if number is None})
+    others: dict[int, list[int]] = {}
+    for number, seq in refs:
+        if number is not None:
+            others.setdefault(number, []).append(seq)
+    condition = Q(session_id=session_id, seq__in=this) if this else None
+    for number, seqs in sorted(others.items()):
+        one = Q(session__number=number, seq__in=sorted(seqs))
+        condition = one if condition is None else condition | one
+    if condition is None:
+        return {}
+    rows = (
+        Mission.objects.filter(channel_id=channel_id)
+        .filter(condition)
+        .values_list("session_id", "session__number", "seq", "label")
+    )
+    labels: Labels = {}
+    for row_session, number, seq, label in rows:
+        if row_session == session_id:
+            labels[(None, seq)] = label
+        labels[(number, seq)] = label
+    return labels
+
+
+def summary_shown_labels(*, shown: ShownSummary, channel_id: int) -> Labels:
+    """The numbers the person sees of every mission the shown summary cites (one query;
+    none when nothing is shown)."""
+    if shown.shown is None:
+        return {}
+    state = shown.shown.state or {}
+    refs = state_refs(SummaryState.model_validate({**state, "dropped": []}))
+    refs |= {(d.get("session"), d["mission"]) for d in state.get("dropped", [])}
+    return summary_labels(refs, channel_id=channel_id, session_id=shown.shown.session_id)

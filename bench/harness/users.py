@@ -60,6 +60,7 @@ def _setup_main(spec_path: str, out_path: str) -> None:
                         session=session,
                         channel=channel,
                         seq=seq,
+                        label=str(seq),
                         source=MissionSource.DM,
                         assignee=channel.employee,
                         instruction=f"Earlier request {seq}: draft item {seq} of the plan.",

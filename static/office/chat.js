@@ -125,6 +125,13 @@
     return node;
   }
 
+  // The number a person sees on a mission ("2", a synthesis "1a"); a message saved
+  // before missions had labels carries only its seq.
+  function shown(payload) {
+    if (!payload) return "";
+    return String(payload.label || payload.seq || "");
+  }
+
   function render(message) {
     if (seen.has(message.id)) return;
     seen.add(message.id);
@@ -139,13 +146,14 @@
     // whose notes it came from; never "You".
     const followUpOf = message.payload && message.payload.follow_up_of;
     const who = from ? t("from_master", { name: from })
-      : followUpOf ? t("follow_up_from", { seq: followUpOf })
+      : followUpOf ? t("follow_up_from", { seq: message.payload.follow_up_label || followUpOf })
       : message.kind === "user" ? t("you") : message.author || (message.kind === "notice" ? t("office") : "");
     if (from || followUpOf) item.classList.add("from-office");
-    const seq = message.payload && message.payload.seq ? " · #" + message.payload.seq : "";
-    meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") + seq;
-    if (message.kind === "user" && message.payload && message.payload.seq) {
-      item.id = "mission-" + message.payload.seq;
+    const number = shown(message.payload);
+    meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") +
+      (number ? " · #" + number : "");
+    if (message.kind === "user" && number) {
+      item.id = "mission-" + number;
     }
     item.appendChild(meta);
     const body = el("div", "body");
@@ -166,9 +174,10 @@
     item.appendChild(body);
     const edited = message.kind === "user" && message.payload && message.payload.edited_from;
     if (edited) {
-      const from = el("a", "edited-from", t("edited_from", { seq: edited.seq }));
-      from.href = edited.session === boot.session ? "#mission-" + edited.seq
-        : "/c/" + boot.channel + "/?session=" + edited.session + "#mission-" + edited.seq;
+      const number = shown(edited);
+      const from = el("a", "edited-from", t("edited_from", { seq: number }));
+      from.href = edited.session === boot.session ? "#mission-" + number
+        : "/c/" + boot.channel + "/?session=" + edited.session + "#mission-" + number;
       item.insertBefore(from, body);
     }
     replyActions(message, item);
@@ -289,7 +298,7 @@
   const editBar = document.getElementById("editing");
 
   function startEdit(message) {
-    editing = { mission: message.mission, seq: message.payload && message.payload.seq };
+    editing = { mission: message.mission, seq: shown(message.payload) };
     input.value = message.text;
     updateCounter();
     if (editBar) {
@@ -727,9 +736,9 @@
   function refLinks(text) {
     // "[#3, s1#7]" pointers become links to the missions they cite.
     const frag = document.createDocumentFragment();
-    const parts = text.split(/(s\d+#\d+|#\d+)/);
+    const parts = text.split(/(s\d+#\d+[a-z]*|#\d+[a-z]*)/);
     parts.forEach((part) => {
-      const own = part.match(/^#(\d+)$/);
+      const own = part.match(/^#(\d+[a-z]*)$/);
       if (own) {
         const a = el("a", "ref", part);
         a.href = "#mission-" + own[1];
@@ -741,13 +750,20 @@
     return frag;
   }
 
+  // The summary cites missions by seq; the person sees them by their numbers
+  // (summary.labels: "#3" → "#2"). A summary without labels shows its pointers.
+  let summaryLabels = {};
+
   function summaryList(title, items) {
     const wrap = el("div", "summary-block");
     wrap.appendChild(el("h4", "", title));
     const list = el("ul");
     items.forEach((item) => {
       const li = el("li", item.superseded ? "superseded" : "");
-      const pointers = (item.missions || []).map((s) => (item.session ? "s" + item.session : "") + "#" + s).join(", ");
+      const pointers = (item.missions || []).map((s) => {
+        const ref = (item.session ? "s" + item.session : "") + "#" + s;
+        return summaryLabels[ref] || ref;
+      }).join(", ");
       li.appendChild(refLinks(item.text + (pointers ? " [" + pointers + "]" : "")));
       list.appendChild(li);
     });
@@ -780,8 +796,9 @@
           bar.setAttribute("aria-label", label);
           li.appendChild(bar);
         }
-        if (section.mission_seqs.length) {
-          li.appendChild(el("span", "held", " " + t("missions_held", { list: section.mission_seqs.map((s) => "#" + s).join(", ") })));
+        const held = section.mission_labels || section.mission_seqs;
+        if (held.length) {
+          li.appendChild(el("span", "held", " " + t("missions_held", { list: held.map((s) => "#" + s).join(", ") })));
         }
         if (section.memory_ids.length) {
           li.appendChild(el("span", "held", " " + t("memory_held", { list: section.memory_ids.join(", ") })));
@@ -791,6 +808,7 @@
       body.appendChild(table);
       body.appendChild(el("p", "muted", t("total", { chars: report.total_chars })));
       const state = summary.state || {};
+      summaryLabels = summary.labels || {};
       const head = el("h3", "", t("rolling_summary") + (summary.carry_over_pending ? " " + t("carrying_over") : ""));
       head.id = "rolling-summary";
       body.appendChild(head);

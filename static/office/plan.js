@@ -56,7 +56,7 @@
     card.replaceChildren();
     card.dataset.status = plan.status;
     const head = el("div", "plan-head");
-    head.appendChild(el("strong", null, t("plan_of", "Plan of #{seq}", { seq: plan.seq })));
+    head.appendChild(el("strong", null, t("plan_of", "Plan of #{seq}", { seq: plan.label || plan.seq })));
     head.appendChild(el("span", "plan-status " + plan.status, state(plan.status)));
     card.appendChild(head);
     const list = el("ul", "plan-parts");

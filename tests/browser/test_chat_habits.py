@@ -344,7 +344,8 @@ def test_search_finds_a_mission_across_channels_and_opens_it_in_its_channel(
         instruction, query = f"Summarise the quarterly budgets {marker}", f"budget {marker}"
     sent = _post(device, f"/api/channels/{master}/instructions", {"text": instruction})
     assert sent["status"] == 202
-    seq = sent["body"]["mission"]["seq"]
+    # The page anchors a mission by the number the person sees (its label), not its seq.
+    seq = sent["body"]["mission"]["label"]
     _wait_until(
         lambda: (
             device.request.get(f"/api/missions/{sent['body']['mission']['id']}").json()["status"]

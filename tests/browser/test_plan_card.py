@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 # Importing the chat tests' helpers first applies their skip where Chromium is missing.
-from tests.browser.test_chat_in_browser import log_in, send, wait_connected
+from tests.browser.test_chat_in_browser import log_in, saved_instruction, send, wait_connected
 
 from playwright.sync_api import Page, expect  # isort: skip
 
@@ -65,6 +65,17 @@ def test_the_plan_card_updates_live_and_links_to_each_delegates_channel(page: Pa
     expect(summary).to_have_count(1)
     expect(summary).to_contain_text("Iris (done)")
     expect(summary).to_contain_text("Theo (done)")
+    # The person's numbers have no gap: the plan is #N, its synthesis #Na, and what they
+    # send next #N+1, though the synthesis took the session's next seq.
+    plan_item = saved_instruction(page, "design the banner BR-1")
+    number = (plan_item.get_attribute("id") or "").removeprefix("mission-")
+    assert number.isdigit(), number
+    expect(card.locator(".plan-head strong")).to_have_text(f"Plan of #{number}")
+    expect(summary.locator(".meta")).to_contain_text(f"#{number}a")
+    send(page, "Thanks, what comes next? NX-3")
+    following = saved_instruction(page, "NX-3")
+    expect(following).to_have_attribute("id", f"mission-{int(number) + 1}")
+    expect(following.locator(".meta")).to_contain_text(f"#{int(number) + 1}")
 
     href = parts.nth(0).locator(".plan-who").get_attribute("href")
     assert href and re.fullmatch(r"/c/\d+/#mission-\d+", href), href

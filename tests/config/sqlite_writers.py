@@ -41,6 +41,7 @@ def main() -> None:
                         session=current,
                         channel=session.channel,
                         seq=seq,
+                        label=str(seq),
                         source=MissionSource.DM,
                         assignee=employee,
                         instruction=f"from thread {n}",

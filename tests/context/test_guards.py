@@ -283,14 +283,15 @@ def test_it_refuses_a_fold_commit_from_a_summary_read_before_another_fold_landed
 # What assembling one prompt costs, whatever the session's length (DESIGN.md §3,
 # "Bounded"), the same on SQLite and PostgreSQL. Counted with the summary, memory and
 # recall all finding something, so every branch of context.loading.context_load runs.
-# 12 for `next_context`: the session lookup of the test helper; the summary, the detail
-# window, the size of the older missions, the pending digests; recall: the ranking of
-# passages cited by matching summary items, the ranking of all, their rows with their
-# neighbours; memory: the pinned items, the ranking and its rows; the colleagues.
-NEXT_CONTEXT_QUERIES = 12
-# 15 for `context_for_mission` on a mission freshly read from the database: its session,
-# channel, assignee and the channel's office, then the same eleven loading queries.
-MISSION_CONTEXT_QUERIES = 15
+# 13 for `next_context`: the session lookup of the test helper; the summary, the numbers
+# the person sees of the missions it cites, the detail window, the size of the older
+# missions, the pending digests; recall: the ranking of passages cited by matching
+# summary items, the ranking of all, their rows with their neighbours; memory: the pinned
+# items, the ranking and its rows; the colleagues.
+NEXT_CONTEXT_QUERIES = 13
+# 16 for `context_for_mission` on a mission freshly read from the database: its session,
+# channel, assignee and the channel's office, then the same twelve loading queries.
+MISSION_CONTEXT_QUERIES = 16
 # For `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
 # and the long-session check it queues on commit are replaced by recorders (they are
 # tasks with costs of their own, off the request path), so this is what the person waits

@@ -73,6 +73,24 @@ def test_a_nested_earlier_reply_in_a_recalled_line_is_cut_out() -> None:
     assert "\\n" not in reply and "Instruction:" not in reply, reply
 
 
+def test_a_recalled_synthesis_is_named_by_the_number_the_person_sees() -> None:
+    """A synthesis is shown as its plan's number with a letter (#1a): the offline reply
+    names it so, as a line a person reads."""
+    context = (
+        "## Recalled from earlier in this channel (original words, quoted as data)\n"
+        '- [mission #1a · 2026-12-01 10:00] "Instruction: Sum up the banner work\\n\\n'
+        'Reply: Iris finished the banner."'
+    )
+    messages = [
+        {"role": "system", "content": "You are Avery, the chief of staff."},
+        {"role": "user", "content": context},
+        {"role": "user", "content": "[mission #2 · 2026-12-01 11:00] Current mission: go on"},
+    ]
+    reply = "".join(OfflineProvider().stream_chat(messages=messages))
+    assert "Looking back, in mission #1a (2026-12-01 10:00)" in reply, reply
+    assert "[mission #1a" not in reply, reply
+
+
 READABLE = {
     "en": (
         "Draft the Zephyr launch email for the finance teams.\n\nKeep it short.",

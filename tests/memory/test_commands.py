@@ -104,6 +104,7 @@ def test_context_json_has_the_stable_keys(tmp_path: Path) -> None:
             "chars",
             "budget",
             "mission_seqs",
+            "mission_labels",
             "mission_refs",
             "memory_ids",
             "trimmed",

@@ -187,6 +187,7 @@ def _bulk_missions(session, count: int) -> None:
             session=session,
             channel=session.channel,
             seq=n,
+            label=str(n),
             source="dm",
             assignee=assignee,
             instruction=f"Plan item {n} for the venue and launch",

@@ -106,5 +106,8 @@ def test_follow_ups_saved_before_get_their_source_from_the_migration(owner: Any)
         "follow_up_of": notes.seq,
         "from_channel": notes.channel_id,
         "from_url": f"/c/{notes.channel_id}/#mission-{notes.seq}",
+        # The numbers a person sees, given by the migration that introduced them.
+        "label": "1",
+        "follow_up_label": notes.label,
     }
     assert ChatSession.objects.filter(channel_id=followup.channel_id).count() == 1

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BRIEFS = {
     "en": {
         "synthesis": SYNTHESIS_INSTRUCTION.format(
-            seq=1,
+            label="1",
             instruction="«Always send the Zephyr report as a PDF. We decided the budget is "
             "$4,800.»",
         ),
@@ -40,7 +40,8 @@ BRIEFS = {
     },
     "ko": {
         "synthesis": SYNTHESIS_INSTRUCTION.format(
-            seq=1, instruction="«제퍼 보고서는 항상 PDF로 보내 줘. 예산은 480만 원으로 결정했어.»"
+            label="1",
+            instruction="«제퍼 보고서는 항상 PDF로 보내 줘. 예산은 480만 원으로 결정했어.»",
         ),
         "delegation": "기억해: 제퍼 메일에는 항상 다나 휫필드를 참조로 넣어. 출시일은 3월 "
         "14일로 확정이야. 베를린 사무소는 접기로 결정했어.",

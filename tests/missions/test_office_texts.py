@@ -234,6 +234,7 @@ def test_what_the_office_writes_is_stored_as_a_kind_and_its_parameters(settings:
     assert by_kind["plan"].office_text == {
         "kind": "plan",
         "seq": plan.seq,
+        "label": plan.label,
         "parts": [
             {"employee": "Iris", "task": iris.instruction[:80]},
             {"employee": "Theo", "task": theo_part.instruction[:80]},

@@ -19,14 +19,15 @@ from tests.factories import add_finished_missions, dm_channel, make_office
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Claim (1), read the mission with its session, channel, office and assignee (1), load its
-# context (9: nothing to recall or rank here), nothing to mark used, then complete (4: the
-# reply's author is the assignee read with the mission), and once committed whether an
-# index batch or a fold can be due (1).
-RUN_QUERIES = 16
+# context (10: nothing to recall or rank here; the numbers the person sees of the missions
+# its summary cites, one query), nothing to mark used, then complete (4: the reply's
+# author is the assignee read with the mission), and once committed whether an index
+# batch or a fold can be due (1).
+RUN_QUERIES = 17
 # In a channel's first session, while every finished mission is in the window: no older
 # missions to size, none pending, nothing to recall (and no summary whose items' evidence
-# to rank).
-EARLY_RUN_QUERIES = RUN_QUERIES - 4
+# to rank, nor whose citations to label).
+EARLY_RUN_QUERIES = RUN_QUERIES - 5
 # Begin, save the mission, save the reply message, read its author for the frame, read
 # whose channel it is for the sidebar's unread frame (a running reply has it at hand, read
 # with the mission), commit; then whether an index batch or a fold can be due.

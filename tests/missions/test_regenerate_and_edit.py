@@ -119,7 +119,7 @@ def test_edit_and_resend_makes_a_new_mission_linked_to_the_original_which_stays(
     )
     assert response.status_code == 202
     body = response.json()["mission"]
-    assert body["edited_from"] == first.mission.pk and body["seq"] == 2
+    assert body["edited_from"] == first.mission.pk and body["seq"] == 2 and body["label"] == "2"
     kept = Mission.objects.get(pk=first.mission.pk)
     assert kept.instruction == original and kept.status == MissionStatus.DONE
     new = Mission.objects.get(pk=body["id"])
@@ -128,6 +128,7 @@ def test_edit_and_resend_makes_a_new_mission_linked_to_the_original_which_stays(
     assert message.payload["edited_from"] == {
         "mission": kept.pk,
         "seq": kept.seq,
+        "label": kept.label,
         "session": kept.session_id,
     }
 

@@ -69,12 +69,15 @@ def test_a_channel_has_one_current_session() -> None:
     _raises_integrity(lambda: ChatSession.objects.create(channel=channel, number=2))
 
 
-def _mission(session: ChatSession, seq: int, client_id: str = "") -> Mission:
+def _mission(
+    session: ChatSession, seq: int, client_id: str = "", label: str | None = None
+) -> Mission:
     assert session.channel.employee is not None
     return Mission.objects.create(
         session=session,
         channel=session.channel,
         seq=seq,
+        label=str(seq) if label is None else label,
         source=MissionSource.DM,
         assignee=session.channel.employee,
         instruction="do it",
@@ -85,7 +88,16 @@ def _mission(session: ChatSession, seq: int, client_id: str = "") -> Mission:
 def test_mission_seq_is_unique_per_session() -> None:
     session = dm_channel(make_office()).sessions.get()
     _mission(session, 1)
-    _raises_integrity(lambda: _mission(session, 1))
+    _raises_integrity(lambda: _mission(session, 1, label="1a"))
+
+
+def test_the_number_a_person_sees_is_unique_per_session() -> None:
+    session = dm_channel(make_office()).sessions.get()
+    _mission(session, 1, label="1")
+    _mission(session, 2, label="1a")
+    _raises_integrity(lambda: _mission(session, 3, label="1a"))
+    other = dm_channel(make_office(), "Iris").sessions.get()
+    _mission(other, 1, label="1a")
 
 
 def test_mission_client_id_is_unique_per_session_but_may_be_blank() -> None:

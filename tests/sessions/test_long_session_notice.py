@@ -40,6 +40,7 @@ def fill(channel: Channel, count: int) -> ChatSession:
             session=session,
             channel=channel,
             seq=n,
+            label=str(n),
             source="dm",
             assignee=assignee,
             instruction=f"Earlier task {n}",

@@ -63,15 +63,15 @@ class Command(BaseCommand):
 
     def _table(self, channel: Channel, context: AssembledContext) -> str:
         rows = [
-            f"Channel {channel.pk} ({channel}), next mission #{context.seq}",
+            f"Channel {channel.pk} ({channel}), next mission #{context.label or context.seq}",
             "",
             f"{'section':<9} {'chars':>7} {'budget':>7}  missions / memory items",
         ]
         for section in context.sections:
             budget = "-" if section.budget is None else str(section.budget)
             held = []
-            if section.mission_seqs:
-                held.append("missions " + ", ".join(f"#{s}" for s in section.mission_seqs))
+            if section.mission_labels:
+                held.append("missions " + ", ".join(f"#{s}" for s in section.mission_labels))
             if section.memory_ids:
                 held.append("memory " + ", ".join(str(i) for i in section.memory_ids))
             rows.append(f"{section.name:<9} {section.chars:>7} {budget:>7}  {'; '.join(held)}")
