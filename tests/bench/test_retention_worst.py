@@ -77,7 +77,7 @@ def test_the_plain_retrieval_row_passes_only_with_the_margin_and_is_recorded() -
     rows = _reference_rows([ahead, level])
 
     assert rows[0][:5] == ("ahead", 20, "0.95/0.95", "0.90/0.90", "0.00/0.00")
-    assert rows[0][-1].endswith("PASS") and rows[1][-1].endswith("FAIL")
+    assert str(rows[0][-1]).endswith("PASS") and str(rows[1][-1]).endswith("FAIL")
     assert rows[0][5] == "0.20"
     [_, against] = tables([{"vendor": "sqlite", "transcripts": [ahead, level]}])
     assert against.rows[0] == REFERENCE_HEADER and list(against.rows[1:]) == rows

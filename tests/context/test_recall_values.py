@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PLANTED = 4
 
-CASES = {
+CASES: dict[str, dict[str, Any]] = {
     "en": {
         "opening": "Mina: can we get a quote and a plan for the AV gear?",
         "filler": [
