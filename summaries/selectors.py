@@ -84,23 +84,41 @@ def summary_seq_index(*, session: ChatSession) -> dict[tuple[int | None, int], P
 
 
 def summary_labels(refs: set[Ref], *, channel_id: int, session_id: int) -> Labels:
-    """The numbers the person sees (Mission.label) of the missions a summary cites, in
-    one query: `refs` are (session number, or None for session `session_id`; seq)."""
-    this = sorted({seq for number, seq in refs if number is None})
+    """The numbers the person sees (Mission.label) of the missions a summary cites that
+    differ from their seq: `refs` are (session number, or None for session `session_id`;
+    seq); a ref missing from the result is labelled by its seq (`ref_label`).
+
+    A label differs from its seq only in a session that has had a synthesis (before the
+    first, a person's missions are numbered as they come: missions.labels), so the
+    channel's sessions with one are read first, and the missions only of those: one query
+    in a channel without delegations, whatever the summary cites (a long session's summary
+    cites hundreds of missions, and binding them all cost more than the assembly)."""
+    if not refs:
+        return {}
+    with_syntheses = dict(
+        ChatSession.objects.filter(channel_id=channel_id, synthesis_count__gt=0).values_list(
+            "number", "id"
+        )
+    )
+    if not with_syntheses:
+        return {}
+    this = sorted(
+        {seq for number, seq in refs if number is None}
+        if session_id in with_syntheses.values()
+        else set()
+    )
     others: dict[int, list[int]] = {}
     for number, seq in refs:
-        if number is not None:
+        if number is not None and number in with_syntheses:
             others.setdefault(number, []).append(seq)
     condition = Q(session_id=session_id, seq__in=this) if this else None
     for number, seqs in sorted(others.items()):
-        one = Q(session__number=number, seq__in=sorted(seqs))
+        one = Q(session_id=with_syntheses[number], seq__in=sorted(seqs))
         condition = one if condition is None else condition | one
     if condition is None:
         return {}
-    rows = (
-        Mission.objects.filter(channel_id=channel_id)
-        .filter(condition)
-        .values_list("session_id", "session__number", "seq", "label")
+    rows = Mission.objects.filter(condition).values_list(
+        "session_id", "session__number", "seq", "label"
     )
     labels: Labels = {}
     for row_session, number, seq, label in rows:
