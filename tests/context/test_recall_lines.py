@@ -169,6 +169,21 @@ def test_a_question_names_the_kind_of_value_it_asks_for(question: str, kinds: se
     assert asked_values(question) == kinds
 
 
+def _ranked_recall(passages: list[RecalledPassage], budget: int, question: str) -> str:
+    """Recall of the ranked `passages` for `question` (its terms and the kind of value it
+    asks for), within `budget`."""
+    section = _recall_section(
+        [],
+        budget=budget,
+        session_number=1,
+        ranked=passages,
+        terms=query_terms(question),
+        values_wanted=asked_values(question),
+    )
+    assert section.chars <= budget
+    return section.text
+
+
 ANSWERS_WITHOUT_ITS_WORDS = {
     "en": {
         "question": "How much did the AV quote come to?",
@@ -204,16 +219,7 @@ def test_a_line_stating_the_kind_of_value_asked_for_is_kept_though_it_shares_no_
     budget = len(RECALL_TITLE) + 150 + len(case["opening"]) + 2 * len(case["answer"])
 
     def recalled(question: str) -> str:
-        section = _recall_section(
-            [],
-            budget=budget,
-            session_number=1,
-            ranked=passages,
-            terms=query_terms(question),
-            values_wanted=asked_values(question),
-        )
-        assert section.chars <= budget
-        return section.text.replace('\\"', '"')
+        return _ranked_recall(passages, budget, question).replace('\\"', '"')
 
     text = recalled(case["question"])
     assert case["opening"] in text
@@ -264,18 +270,8 @@ def test_a_one_syllable_korean_term_does_not_make_every_line_of_a_speaker_a_hit(
     passages = [_passage(14, "\n".join(lines))]
     budget = len(RECALL_TITLE) + 140 + len(opening) + len(answer) + 2 * len(filler[0])
 
-    section = _recall_section(
-        [],
-        budget=budget,
-        session_number=1,
-        ranked=passages,
-        terms=query_terms(question),
-        values_wanted=asked_values(question),
-    )
-
     assert "서" in query_terms(question)
-    assert section.chars <= budget
-    assert answer in section.text
+    assert answer in _ranked_recall(passages, budget, question)
 
 
 def test_a_one_syllable_korean_term_still_matches_as_a_word_of_its_own() -> None:
