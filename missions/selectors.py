@@ -198,15 +198,24 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
         .order_by("-created_at", "-id")
     )
     fields = ("prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens")
+    # A regenerated mission was paid for once per attempt: its earlier attempts' prompts
+    # count too, against the full history sent as many times.
+    earlier: dict[int, dict[str, Any]] = {
+        a["mission_id"]: dict(a)
+        for a in MissionAttempt.objects.filter(mission_id__in=[r["id"] for r in rows])
+        .values("mission_id")
+        .annotate(attempts=Count("id"), **{f"{f}_sum": Sum(f) for f in fields})
+    }
     employees: dict[str, dict[str, Any]] = {}
     missions: list[dict[str, Any]] = []
     for row in rows:
-        full = row["running"] - row["size"] + len(row["instruction"])
+        before: dict[str, Any] = earlier.get(row["id"], {})
+        paid: dict[str, Any] = dict(row)
+        sends = 1 + before.get("attempts", 0)
+        full = (row["running"] - row["size"] + len(row["instruction"])) * sends
         mission: dict[str, Any] = dict(
-            prompt_chars=row["prompt_chars"],
-            prompt_tokens=row["prompt_tokens"],
-            cached_tokens=row["cached_tokens"],
-            completion_tokens=row["completion_tokens"],
+            **{f: paid[f] + (before.get(f"{f}_sum") or 0) for f in fields},
+            attempts=sends,
             id=row["id"],
             seq=row["seq"],
             label=row["label"],

@@ -110,3 +110,32 @@ def test_the_admins_cost_page_explains_early_figures_too() -> None:
     page = client.get("/admin/office/office/cost/").content.decode()
     assert "not yet (fixed parts)" in page and "Why a share can be below zero" in page
     assert "-900.0%" not in page
+
+
+def test_a_regenerated_mission_counts_every_attempt_it_was_paid_for() -> None:
+    from missions.models import MissionAttempt, MissionStatus
+
+    office = make_office(make_user())
+    [first, second] = _history(office, "Theo", [(500, 0), (600, 100)])  # full: 50, 150
+    MissionAttempt.objects.create(
+        mission=second,
+        number=1,
+        reply="an earlier reply",
+        status=MissionStatus.DONE,
+        prompt_chars=550,
+        prompt_tokens=137,
+        cached_tokens=40,
+        completion_tokens=12,
+    )
+
+    report = office_cost(office_id=office.pk)
+
+    by_id = {m["id"]: m for m in report["missions"]}
+    assert (by_id[first.pk]["attempts"], by_id[first.pk]["prompt_chars"]) == (1, 500)
+    again = by_id[second.pk]
+    assert again["attempts"] == 2
+    assert (again["prompt_chars"], again["prompt_tokens"]) == (1_150, 150 + 137)
+    assert (again["cached_tokens"], again["completion_tokens"]) == (140, 22)
+    # Sending the full history would have been paid twice too.
+    assert again["full_history_chars"] == 300
+    assert report["totals"]["prompt_chars"] == 1_650
