@@ -426,6 +426,12 @@
 
   document.addEventListener("visibilitychange", markRead);
   window.addEventListener("pagehide", () => { if (readTimer) sendRead(); });
+  // Logging out ends the session before a read sent on the way out would arrive (it was
+  // refused, 401): the next visit marks the channel read instead.
+  const logoutForm = document.querySelector("form.logout");
+  if (logoutForm) {
+    logoutForm.addEventListener("submit", () => { clearTimeout(readTimer); readTimer = null; });
+  }
 
   function unreadFrame(frame) {
     if (frame.channel === boot.channel) { markRead(); return; }

@@ -149,7 +149,10 @@ def test_a_channels_ranking_is_planned_for_its_terms_not_prepared() -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
-    assert not [sql for sql in prepared if "WITH pool" in sql and "context_passage" in sql]
+    # The channel's BM25 statement (its lengths' average, "avgdl"); the ranking among a
+    # few candidates (evidence, search) may be prepared, and earlier tests on this
+    # connection do prepare it.
+    assert not [sql for sql in prepared if "WITH pool" in sql and "avgdl" in sql]
     if threshold is not None:
         assert any("context_passage" in sql for sql in prepared)
 
