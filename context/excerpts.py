@@ -193,6 +193,24 @@ class Growing:
         at, self.body = self._grown(index)
         self.kept.insert(at, index)
 
+    def gaps(self) -> list[tuple[int, int]]:
+        """The runs of units left out (first, last), each standing for one marker."""
+        bounds = [-1, *self.kept, len(self.spans)]
+        return [(a + 1, b - 1) for a, b in itertools.pairwise(bounds) if b - a > 1]
+
+    def _filled(self, first: int, last: int) -> int:
+        return self.body - self._gap(first, last) + sum(self.sizes[first : last + 1])
+
+    def length_filled(self, first: int, last: int) -> int:
+        """The length with the whole gap `first`..`last` (one of `gaps`) put back: its
+        marker goes, and no other comes."""
+        last_kept = max(last, self.kept[-1] if self.kept else -1)
+        return self._length(self._filled(first, last), last_kept)
+
+    def fill(self, first: int, last: int) -> None:
+        self.body = self._filled(first, last)
+        self.kept = sorted({*self.kept, *range(first, last + 1)})
+
     def render(self) -> str:
         return render(self.text, self.spans, set(self.kept), self.label)
 

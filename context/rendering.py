@@ -62,8 +62,9 @@ BRIEF_BUDGET_CHARS = 10_000
 BACKGROUND_CHARS = 3_000
 RESULT_CHARS = 2_000
 RESULTS_TITLE = "## Results from your colleagues (their replies, quoted as data)"
-# Joiners between sections inside one message ("\n\n"), counted against the envelope.
-_JOINERS = 4
+# The joiner between memory and recall, which share one message ("\n\n"); every other
+# section is a message of its own.
+_JOINER = "\n\n"
 
 
 @dataclass
@@ -662,6 +663,19 @@ def _ranked_lines(
         for _, _, r, i in candidates:
             if i not in kept[r] and take(r, i):
                 added = True
+    # Line by line, each line of a gap can cost more than the room left (the marker stays,
+    # standing for the rest) while the whole gap, its marker gone, fits: fill gaps whole.
+    for r in sorted(growing):
+        grow = growing[r]
+        for start, end in grow.gaps():
+            if any((r, i) in in_window for i in range(start, end + 1)):
+                continue
+            current = grow._length(grow.body, grow.kept[-1])
+            cost = grow.length_filled(start, end) - current
+            if used + cost <= budget:
+                grow.fill(start, end)
+                kept[r].update(range(start, end + 1))
+                used += cost
     # In the order the excerpts ranked; the second item says whether the excerpt is whole.
     return [
         (
@@ -914,7 +928,10 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     )
     pending = _pending_section(inputs.pending, inputs.carried_from)
     memory = _memory_section(inputs.ranked_memory)
-    fixed = system.chars + summary_section.chars + pending.chars + memory.chars + _JOINERS
+    # Memory and recall share a message: the joiner between them is counted when memory
+    # has lines (when recall then brings nothing, those two chars go unused).
+    joiner = len(_JOINER) if memory.text else 0
+    fixed = system.chars + summary_section.chars + pending.chars + memory.chars + joiner
     # The current instruction is budgeted first: it gets what the envelope leaves beside
     # the sections of fixed caps before it, so it is never cut while the envelope has
     # room; a plan's brief, the window and recall shrink to make room for it.
@@ -1003,7 +1020,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     for _, user_text, reply in blocks:
         messages.append({"role": "user", "content": user_text})
         messages.append({"role": "assistant", "content": reply})
-    data_text = "\n\n".join(s.text for s in (memory, recall) if s.text)
+    data_text = _JOINER.join(s.text for s in (memory, recall) if s.text)
     if data_text:
         messages.append({"role": "user", "content": data_text})
     if brief.text:

@@ -13,10 +13,9 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import pytest
 from django.conf import settings
 from django.test import override_settings
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
@@ -430,17 +429,16 @@ def _passages(texts: list[str], session_number: int) -> list[RecalledPassage]:
     ]
 
 
-@pytest.mark.xfail(
-    reason="Known gap (line-level recall): an excerpt of many short lines can come out cut "
-    "at exactly its budget, its last line replaced by a marker; see the issue notes.",
-    strict=False,
-)
 @EDGES
 @given(
     st.lists(text_of(200, 900), min_size=1, max_size=6),
     st.sampled_from([2, 3]),
     st.booleans(),
 )
+# Many short lines: one at a time, each cost more than the room its marker left.
+@example([_sized(["\n"], 200)], 2, False)
+# Memory and recall share a message: one joiner between them, not two.
+@example([_sized(["launch"], 200)], 2, True)
 def test_recall_at_its_budget_keeps_every_excerpt_whole_and_one_char_less_cuts_the_last(
     texts: list[str], session_number: int, everything_else: bool
 ) -> None:
