@@ -21,8 +21,8 @@ from missions.models import Mission, MissionStatus
 from summaries.extractive import add_item, compress_to_budget, extractive_fold
 from summaries.folding import EXTRACTIVE, fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary
-from summaries.render import Ref, render_summary, summary_text_budget
-from summaries.schemas import DroppedMission, SummaryState
+from summaries.render import DIGEST_PREFIX, Ref, render_summary, summary_text_budget
+from summaries.schemas import DroppedMission, SummaryItem, SummaryState
 from summaries.verifier import summary_verify
 
 BLOCK_SIZE = 20
@@ -121,25 +121,35 @@ def compaction_block_fold(
 
 
 def merge_states(base: SummaryState, blocks: list[SummaryState], budget: int) -> SummaryState:
-    """Blocks in mission order onto the base; later decisions supersede earlier ones."""
+    """Blocks in mission order onto the base, merged as one fold merges its missions: a
+    later statement supersedes what it reverses whatever section holds it. Each block was
+    folded from an empty state, so a constraint or fact of a later block meets the
+    decision it reverses only here."""
     merged = base.model_copy(deep=True)
     for block in blocks:
         if not merged.goal and block.goal:
             merged.goal, merged.goal_missions = block.goal, list(block.goal_missions)
+        statements: list[tuple[str, SummaryItem]] = []
         for decision in block.decisions:
             if decision.superseded:
                 merged.decisions.append(decision.model_copy(deep=True))
-                continue
-            if not decision.missions:
-                continue
-            # The item it landed in: a new decision, or the one it repeats.
-            added = add_item(
-                merged, "decisions", decision.text, decision.missions[0], decision.session
-            )
-            for extra in decision.missions[1:]:
+            elif decision.missions:
+                statements.append(("decisions", decision))
+        for section in ("constraints", "facts"):
+            for item in getattr(block, section):
+                if item.missions and not item.text.startswith(DIGEST_PREFIX):
+                    statements.append((section, item))
+                else:
+                    # A digest says what was asked, not how things are: it replaces nothing.
+                    getattr(merged, section).append(item.model_copy(deep=True))
+        # In the order of the missions they come from, as the block's fold took them in.
+        for section, item in sorted(statements, key=lambda s: min(s[1].missions)):
+            # The item it landed in: a new one, or the one it repeats or rewords.
+            added = add_item(merged, section, item.text, item.missions[0], item.session)
+            for extra in item.missions[1:]:
                 if extra not in added.missions:
                     added.missions.append(extra)
-        for section in ("constraints", "facts", "open_questions", "next_actions"):
+        for section in ("open_questions", "next_actions"):
             getattr(merged, section).extend(
                 i.model_copy(deep=True) for i in getattr(block, section)
             )

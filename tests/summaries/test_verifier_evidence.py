@@ -253,6 +253,8 @@ def test_a_corrected_second_attempt_is_accepted() -> None:
         pytest.param("가격은 29,900원이에요.", "가격은 29,900달러", "29900 USD", id="ko-unit"),
         pytest.param("가격은 19,900원이에요.", "이만구천구백원", "29900 KRW", id="ko-hangul"),
         pytest.param("Launch: March 14, for 4 people.", "Launch: March 4", "03-04", id="en-date"),
+        pytest.param("출시는 3월 14일이에요.", "출시는 4월 14일", "04-14", id="ko-month"),
+        pytest.param("Launch: March 14, for 4 people.", "Launch: April 14", "04-14", id="en-month"),
         pytest.param(
             "표지는 이하나 작가님이 맡아요.", "표지: 김서연 작가님", "김서연", id="ko-title"
         ),
