@@ -581,12 +581,40 @@ _KO_SURNAMES = (
 )
 # Two-syllable surnames ("남궁현아"), tried first.
 _KO_DOUBLE_SURNAMES = "남궁|황보|제갈|선우|독고|사공|서문"
-_KO_NAME = re.compile(
-    rf"(?<![가-힣])((?:{_KO_DOUBLE_SURNAMES})[가-힣]{{1,2}}|[{_KO_SURNAMES}][가-힣]{{2}})"
-    rf"\s?(?:{_KO_TITLES})(?:님)?"
+# What may follow a Korean name with its title: a particle or an ending, or no Hangul.
+_KO_AFTER = (
     r"(?=$|[^가-힣]|이|가|은|는|을|를|과|와|의|에게|에|께|한테|도|께서|랑|하고|만|로|으로|부터|까지"
     r"|요|예요|이에요|입니다|였|이었|죠)"
 )
+_KO_NAME = re.compile(
+    rf"(?<![가-힣])((?:{_KO_DOUBLE_SURNAMES})[가-힣]{{1,2}}|[{_KO_SURNAMES}][가-힣]{{2}})"
+    rf"\s?(?:{_KO_TITLES})(?:님)?{_KO_AFTER}"
+)
+# Particles that end a word before a spaced title: no given name ends with them.
+_KO_PARTICLE_ENDS = frozenset("는를을의에가도와과로")
+# The titles that stand for a post ("대표", "작가"), not the honorifics a given name takes.
+_KO_POSTS = frozenset(_KO_TITLES.split("|")) - {"님", "씨", "군", "양"}
+# A surname and a post ("김 대표님", "정대표님"), and a post alone with 님 ("작가님"):
+# people named by their post.
+_KO_SURNAME_POST = re.compile(
+    rf"(?<![가-힣])([{_KO_SURNAMES}])\s?({'|'.join(sorted(_KO_POSTS, key=len, reverse=True))})"
+    rf"(?:님)?{_KO_AFTER}"
+)
+_KO_POST_ALONE = re.compile(
+    rf"(?<![가-힣])({'|'.join(sorted(_KO_POSTS, key=len, reverse=True))})님{_KO_AFTER}"
+)
+# A given name with 님 or 씨 ("서연님", "민지 씨"); the words before them that are not
+# names ("고객님", "아저씨", "호박씨") are left out.
+_KO_GIVEN = re.compile(rf"(?<![가-힣])([가-힣]{{2}})\s?(?:님|씨){_KO_AFTER}")
+# fmt: off
+_KO_NOT_GIVEN = frozenset([
+    "고객", "손님", "선생", "부모", "하느", "하나", "아버", "어머", "아드", "임금", "공주",
+    "왕자", "도련", "서방", "주인", "회원", "환자", "여러", "사모", "형수", "아저", "아가",
+    "마음", "아줌", "아주", "스승", "사부", "조상", "부처", "신랑", "신부", "우리", "당신",
+    "말솜", "글솜", "호박", "수박", "참외", "사과", "포도", "고추", "배추", "상추", "해님",
+    "달님", "별님", "그분", "이분", "저분",
+])
+# fmt: on
 _MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+[a-z]{0,2}\b\]?")
 
 
@@ -605,7 +633,8 @@ def numbers_in(text: str) -> set[str]:
 def names_in(text: str) -> set[str]:
     """Proper names, e-mail addresses, URLs and dotted names ("Fly.io") of a text,
     lower-cased: capitalised words that do not start a sentence, CamelCase and ALLCAPS
-    words, and Korean names followed by a title ("김서연 님")."""
+    words, and Korean names followed by a title ("김서연 님"), people named by their post
+    ("김 대표님" as 김대표, "작가님" as 작가) or by a given name with 님 or 씨 ("서연님")."""
     text = _MISSION_REF.sub(" ", text)
     found: set[str] = set()
     for pattern in (_EMAIL, _URL):
@@ -621,7 +650,21 @@ def names_in(text: str) -> set[str]:
             continue
         found.add(word.lower())
     for match in _KO_NAME.finditer(text):
+        name, given = match.group(1), match.group(1)[1:]
+        if given in _KO_POSTS:
+            continue  # "정대표님": a surname and a post, read below
+        if name[-1] in _KO_PARTICLE_ENDS and match.group()[len(name)].isspace():
+            continue  # "표지는 작가님": a word and its particle, then a post alone
         found.add(match.group(1))
+        text = text.replace(match.group(), " ")
+    for match in _KO_SURNAME_POST.finditer(text):
+        found.add(match.group(1) + match.group(2))
+        text = text.replace(match.group(), " ")
+    for match in _KO_POST_ALONE.finditer(text):
+        found.add(match.group(1))
+    for match in _KO_GIVEN.finditer(text):
+        if match.group(1) not in _KO_NOT_GIVEN and match.group(1) not in _KO_POSTS:
+            found.add(match.group(1))
     return found
 
 

@@ -1,5 +1,6 @@
 """Checks a fold must pass before it is committed (DESIGN.md §4)."""
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -29,9 +30,10 @@ def unsupported_values(text: str, source: str) -> list[str]:
     """The numbers, dates, amounts and names of `text` that `source` does not state: values
     compared as values (language.values: "3월 4일" is not 3월 14일, "29,900달러" is not
     29,900원), names as words of the source."""
-    lowered = source.lower()
+    # Names compared without spaces: "김대표" is the source's "김 대표님".
+    lowered = re.sub(r"\s+", "", source.lower())
     missing = unsupported(text, source)
-    missing += sorted(name for name in names_in(text) if name not in lowered)
+    missing += sorted(name for name in names_in(text) if re.sub(r"\s+", "", name) not in lowered)
     return missing
 
 

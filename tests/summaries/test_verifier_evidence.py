@@ -258,6 +258,10 @@ def test_a_corrected_second_attempt_is_accepted() -> None:
         pytest.param(
             "표지는 이하나 작가님이 맡아요.", "표지: 김서연 작가님", "김서연", id="ko-title"
         ),
+        # People named by their post or their given name are names too.
+        pytest.param("표지는 작가님이 맡아요.", "표지는 실장님이 맡아요", "실장", id="ko-post"),
+        pytest.param("검토는 김 대표님이 해요.", "검토는 박대표님", "박대표", id="ko-surname-post"),
+        pytest.param("정리는 서연님이 해요.", "정리는 민지 씨가 해요", "민지", id="ko-given"),
     ],
 )
 def test_it_checks_values_as_values_not_as_loose_digits(
@@ -277,6 +281,9 @@ def test_it_checks_values_as_values_not_as_loose_digits(
         pytest.param("출시는 삼월 십사일이에요.", "출시 3/14", id="ko-hangul-date"),
         pytest.param("Kickoff on 2026-03-14.", "Kickoff on March 14", id="en-date"),
         pytest.param("표지는 김서연 작가님이 맡아요.", "표지: 김서연 작가", id="ko-title"),
+        pytest.param("검토는 김 대표님이 해요.", "검토: 김대표님", id="ko-surname-post"),
+        pytest.param("정리는 서연 님이 해요.", "정리: 서연님", id="ko-given"),
+        pytest.param("고객님께 안내해요.", "고객님 안내, 아저씨 연락", id="ko-not-names"),
     ],
 )
 def test_a_value_written_another_way_is_evidence(said: str, claimed: str) -> None:
