@@ -23,6 +23,8 @@ def chat_strings() -> dict[str, object]:
         "plan_summing_up": _("Summing up: {status}"),
         "plan_summing_up_later": _("Summing up when everyone is done"),
         "plan_tokens": _("{prompt} prompt + {completion} completion tokens"),
+        "plan_seconds": _("{seconds} s"),
+        "plan_minutes": _("{minutes} min {seconds} s"),
         "retry": _("Retry"),
         "unread": _("{count} unread"),
         "stopped": _("Stopped"),

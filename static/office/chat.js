@@ -152,7 +152,12 @@
     const number = shown(message.payload);
     meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") +
       (number ? " · #" + number : "");
-    if (message.kind === "user" && number) {
+    // A mission is anchored at the message that opens it: the instruction, or for a
+    // synthesis ("1a", the office's) the event that starts it. Search results, the cost
+    // page and the summary's citations link there.
+    const opens = message.kind === "user" ||
+      (message.kind === "event" && message.payload && message.payload.event === "synthesis");
+    if (opens && number) {
       item.id = "mission-" + number;
     }
     item.appendChild(meta);
@@ -931,7 +936,7 @@
 
   boot.messages.forEach(render);
   // A search result opens its mission here: shown and marked, not the newest message.
-  const named = location.hash.match(/^#mission-(\d+)$/);
+  const named = location.hash.match(/^#mission-(\d+[a-z]*)$/);
   const found = named && document.getElementById("mission-" + named[1]);
   if (found) {
     found.classList.add("found");

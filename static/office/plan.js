@@ -36,9 +36,12 @@
     return Math.max(0, (end - start) / 1000);
   }
 
+  // In the page's language ("12 s", "12초"), from the catalogue like every other word.
   function duration(s) {
-    if (s < 60) return Math.round(s) + " s";
-    return Math.floor(s / 60) + " min " + Math.round(s % 60) + " s";
+    const whole = Math.round(s);
+    if (whole < 60) return t("plan_seconds", "{seconds} s", { seconds: whole });
+    return t("plan_minutes", "{minutes} min {seconds} s",
+      { minutes: Math.floor(whole / 60), seconds: whole % 60 });
   }
 
   async function retry(missionId, button) {

@@ -369,3 +369,38 @@ def test_search_finds_a_mission_across_channels_and_opens_it_in_its_channel(
     expect(shown).to_be_in_viewport()
     device.goto("/search/?q=qwxzvkjj")
     expect(device.locator("#no-results")).to_be_visible()
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_synthesis_found_by_search_opens_marked_in_the_master_channel(
+    device: Page, people: dict[str, tuple[str, str]], lang: str
+) -> None:
+    """A synthesis is numbered after its plan ("3a"): its search result opens it too."""
+    master = _open(device, people, lang, "master")
+    marker = uuid.uuid4().hex[:8]
+    plan = "출시 계획" if lang == "ko" else "Launch plan"
+    sent = _post(
+        device,
+        f"/api/channels/{master}/instructions",
+        {"text": f"{plan}:\n- @Theo: {marker} check the pricing page"},
+    )
+    assert sent["status"] == 202
+    plan_id = sent["body"]["mission"]["id"]
+
+    def summed_up() -> bool:
+        answer = device.request.get(f"/api/missions/{plan_id}/plan")
+        data = answer.json() if answer.ok else {}
+        return bool(data.get("synthesis")) and data["synthesis"]["status"] == "done"
+
+    _wait_until(summed_up)
+    label = f"{sent['body']['mission']['label']}a"
+    device.goto(f"/search/?q={marker}")
+    result = device.locator(
+        f'#search-results a.open-mission[href$="#mission-{label}"]', has_text=f"#{label}"
+    )
+    expect(result).to_have_count(1)
+    result.click()
+    device.wait_for_url(re.compile(rf"/c/{master}/#mission-{label}$"))
+    shown = device.locator(f"#mission-{label}")
+    expect(shown).to_have_class(re.compile(r"\bfound\b"))
+    expect(shown).to_be_in_viewport()

@@ -141,6 +141,15 @@ def test_reopening_the_master_channel_after_a_delegation_shows_the_newest_messag
     expect(card.locator(".plan-status")).to_have_attribute("class", re.compile(r"\bdone\b"))
     synthesis = device.locator("#timeline li.msg.employee").last
     expect(synthesis).to_be_visible()
+    # Every word of the card is in the page's language, its times too ("3초", not "3 s"),
+    # but what people wrote: the names and the tasks.
+    words = card.locator(".plan-head, .plan-state, .plan-time, .plan-synthesis, .plan-cost")
+    if lang == "ko":
+        shown = words.all_inner_texts()
+        assert not [text for text in shown if re.search("[A-Za-z]", text)], shown
+    times = card.locator(".plan-time").all_inner_texts()
+    pattern = r"\d+초|\d+분 \d+초" if lang == "ko" else r"\d+ s|\d+ min \d+ s"
+    assert times and all(re.fullmatch(pattern, time) for time in times), times
 
     for _ in range(3):
         device.goto(f"/c/{master}/")
