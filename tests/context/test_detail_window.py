@@ -75,6 +75,16 @@ def _chat(language: str, planted_in: int | None) -> Callable[[int], tuple[str, s
     return text
 
 
+def _block(context: AssembledContext, seq: int) -> str:
+    """A window mission as sent: its instruction message and the reply after it."""
+    messages = context.messages
+    for index, message in enumerate(messages[:-1]):
+        if message["role"] == "user" and message["content"].startswith(f"[mission #{seq} ·"):
+            assert messages[index + 1]["role"] == "assistant"
+            return f"{message['content']}\n{messages[index + 1]['content']}"
+    raise AssertionError(f"mission #{seq} is not in the window")
+
+
 def _recent(context: AssembledContext) -> dict[str, Any]:
     return next(s for s in context.report()["sections"] if s["name"] == "recent")
 
@@ -152,6 +162,50 @@ def test_a_mission_too_small_to_be_useful_becomes_a_digest_line_and_is_recalled(
     assert 2 in recall.mission_seqs
     assert answer in recall.text
     assert set(recall.mission_seqs) <= set(digests)
+
+
+# The last turn of each mission: how it ended. Shares no word with BROAD (nor, in
+# Korean, with the request).
+OUTCOME = {
+    "en": "Dana: settled then, topic {n} is signed off",
+    "ko": "서연: 좋아요 그건 확정이에요, 결재까지 끝났어요 ({n})",
+}
+# Words that many filler turns hold: their lines alone would fill every cut mission.
+BROAD = {
+    "en": "Where are we with the agenda, the caterer and the venue people?",
+    "ko": "일정표랑 장소, 케이터링은 어떻게 되고 있어요?",
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_mission_cut_hard_keeps_its_request_and_its_outcome(language: str) -> None:
+    channel = dm_channel(make_office())
+    channel.detail_budget_chars = 6_000
+    channel.save(update_fields=["detail_budget_chars"])
+    session = session_get_or_open_current(channel=channel)
+    chat = _chat(language, planted_in=None)
+
+    def text(n: int) -> tuple[str, str]:
+        instruction, reply = chat(n)
+        return instruction, f"{reply}\n{OUTCOME[language].format(n=n)}"
+
+    add_finished_missions(session, 8, text=text)
+
+    context = next_context(channel=channel, instruction=BROAD[language])
+
+    recent = context.section("recent")
+    assert recent.chars <= 6_000
+    kept = {row["seq"]: row for row in _recent(context)["kept"]}
+    selected = [seq for seq, row in kept.items() if row["kept"] == "selected"]
+    # The question's words are in about half of every mission's turns, more than a cut
+    # mission's room: each mission cut still opens with its request and ends with its
+    # outcome, the turns about the question between them.
+    assert len(selected) >= 3, kept
+    for seq in selected:
+        block = _block(context, seq)
+        assert REQUEST[language].format(n=seq) in block, block
+        assert block.rstrip().endswith(OUTCOME[language].format(n=seq)), block
+        assert re.search(rf"\[… mission #{seq}: [\d,]+ chars \(\d+ lines\) left out …\]", block)
 
 
 def test_the_plan_gives_the_newest_its_text_and_the_oldest_become_digests_first() -> None:

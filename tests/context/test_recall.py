@@ -8,6 +8,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from context.loading import RECALL_SHORT_HIT, _with_neighbours
+from context.models import Passage
 from memory.services import memory_item_create, memory_target
 from missions.intake import mission_create
 from missions.models import Mission, MissionSource, MissionStatus
@@ -215,3 +217,33 @@ def test_long_term_memory_is_ranked_on_normalised_text(fact: str, question: str)
     memory = next_context(channel=dm_channel(office), instruction=question).section("memory")
     assert fact in memory.text
     assert "Office plant" not in memory.text
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_only_a_hit_too_short_to_stand_alone_brings_the_passage_after_it(language: str) -> None:
+    # A one-line question is a passage of its own (the answer after it is too long to join
+    # it), the answer the passage after it. A hit long enough to read alone brings no
+    # neighbour: recall's room goes to other hits.
+    question = {"en": "Where did the swag boxes end up?", "ko": "기념품 상자는 어디로 갔어요?"}
+    answer = {
+        "en": "They are in Room 4B, the key is at reception. " * 17,
+        "ko": "4B호실에 있어요, 열쇠는 안내데스크에 있어요. " * 29,
+    }
+    later = {
+        "en": "Printing takes a week, so we order the signs early. " * 14,
+        "ko": "인쇄는 일주일 걸려서 안내판은 미리 주문해요. " * 25,
+    }
+    session = _session()
+    add_finished_missions(
+        session,
+        1,
+        text=lambda n: (question[language], answer[language] + "\n\n" + later[language]),
+    )
+    passages = list(Passage.objects.filter(session=session).order_by("position"))
+    assert len(passages) >= 3 and len(passages[0].text) < RECALL_SHORT_HIT
+    assert all(len(p.text) >= RECALL_SHORT_HIT for p in passages[1:])
+
+    short = _with_neighbours([passages[0].pk])
+    assert [p.id for p in short] == [passages[0].pk, passages[1].pk]
+    long = _with_neighbours([passages[1].pk])
+    assert [p.id for p in long] == [passages[1].pk]

@@ -2,6 +2,7 @@
 instruction's rare terms, as many distinct hits as fit, each under its mission's header;
 a word most lines share weighs little. Rendering is pure: no database."""
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -105,6 +106,39 @@ def test_recall_is_the_same_for_the_same_question() -> None:
     again = _recall_section([], budget=800, session_number=1, ranked=passages, terms=terms)
 
     assert first.text == again.text and first.text
+
+
+EVEN = {
+    "en": (
+        "Jun: the agenda room is still open for the offsite, nothing booked there yet ({n})",
+        "Which agenda room do we use?",
+    ),
+    "ko": (
+        "준호: 안건 회의실은 워크숍 때문에 아직 비어 있어요, 거기 예약은 아직 없어요 ({n})",
+        "안건 회의실은 어디 써요?",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_lines_that_score_alike_are_taken_one_excerpt_at_a_time(language: str) -> None:
+    # Every line of every excerpt holds the question's words equally (all the person's):
+    # the room goes to one line of each excerpt in turn, as many distinct hits as fit,
+    # not to the best-ranked excerpt's every line.
+    filler, question = EVEN[language]
+    passages = []
+    for seq in range(1, 13):
+        text = "\n".join(filler.format(n=seq * 10 + k) for k in range(6))
+        passages.append(replace(_passage(seq, text), instruction_chars=len(text)))
+
+    recall = _recall_section(
+        [], budget=1_200, session_number=1, ranked=passages, terms=query_terms(question)
+    )
+
+    assert recall.chars <= 1_200
+    assert len(recall.mission_seqs) >= 5, recall.text
+    for seq in recall.mission_seqs:
+        assert f"[mission #{seq} ·" in recall.text
 
 
 VALUES = {
