@@ -529,10 +529,33 @@ _GENERIC_LABELS = frozenset(
 )
 
 
+# A speaker label: a name of one or two capitalised words ("Dana", "Mara Lee"), or a
+# Korean name of two to four syllables with no particle ("서연", "남궁현아").
+_SPEAKER_HEAD = re.compile(r"[A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*)?|[가-힣]{2,4}")
+_SPEAKER_UTTERANCE_WORDS = 4
+
+
+def _is_speaker(head: str, rest: str) -> bool:
+    """Whether `head: rest` is a line of chat: a name before an utterance of several words
+    ("Dana: we go with the quote Jun got"), not a label before its value ("Budget:
+    $18,500", "예산: 80만원")."""
+    head = head.strip()
+    return (
+        bool(_SPEAKER_HEAD.fullmatch(head))
+        and head[-1] not in _KO_PARTICLE_ENDS | {"은", "이"}
+        and len(rest.split()) >= _SPEAKER_UTTERANCE_WORDS
+    )
+
+
 def subject_of(text: str) -> str:
     """What a statement is about: "the brand color" in "We decided to drop coral; the brand
     color is now teal", "브랜드 색상" in "브랜드 색상은 틸로 변경"; "" when it has none."""
     clauses = [c for c in _CLAUSES.split(text.strip()) if c.strip()]
+    # A chat line's speaker ("Dana: let's not overthink the budget") is who said it, not
+    # what it is about: two lines of one speaker are not one subject.
+    head, colon, rest = clauses[0].partition(": ") if clauses else ("", "", "")
+    if colon and _is_speaker(head, rest):
+        clauses[0] = rest
     labelled = ""
     for clause in clauses:
         head, colon, rest = clause.partition(": ")
