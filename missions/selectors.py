@@ -197,6 +197,8 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
             "instruction",
             "source",
             "parent__label",
+            "session_id",
+            "session__closed_at",
         )
         .order_by("-created_at", "-id")
     )
@@ -234,6 +236,11 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
                 plan_label=row["parent__label"],
             ),
             full_history_chars=full,
+            # Where it stands: a mission of a closed session is on that session's page
+            # (the current one may have a mission of the same number).
+            url=f"/c/{row['channel_id']}/"
+            + (f"?session={row['session_id']}" if row["session__closed_at"] else "")
+            + f"#mission-{row['label']}",
         )
         mission["saved_pct"] = _saved_pct(mission["prompt_chars"], full)
         mission["fixed_parts"] = mission["saved_pct"] < 0
