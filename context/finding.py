@@ -14,6 +14,7 @@ from context.models import Passage
 from context.search import rank_passages
 from language.analysis import query_terms, terms
 from missions.models import Mission, MissionStatus
+from missions.texts import mission_title
 
 # At most this many missions are listed; and of the missions not indexed yet, the newest
 # this many are matched (the index batches leave only a few per session behind).
@@ -35,6 +36,9 @@ class Hit:
     created_at: datetime
     # The number the person sees on the mission ("2", a synthesis "1a").
     label: str = ""
+    # What the mission is called in the reader's language: its instruction, or for a
+    # synthesis what it is (its instruction is the office's brief to the model).
+    title: str = ""
 
 
 def _excerpt(text: str, wanted: list[str], size: int = 240) -> str:
@@ -59,7 +63,7 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
     owned = Mission.objects.filter(channel__office__owner=user, status__in=SEARCHED_STATUSES)
     fresh = list(
         owned.filter(passages__isnull=True)
-        .select_related("assignee", "session")
+        .select_related("assignee", "session", "parent")
         .order_by("-id")[:UNINDEXED_SCAN]
     )
     scored = []
@@ -81,10 +85,21 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
         mid = by_passage.get(pid)
         if mid is not None and mid not in ranked_missions:
             ranked_missions.append(mid)
-    indexed = owned.filter(pk__in=ranked_missions).select_related("assignee", "session")
+    indexed = owned.filter(pk__in=ranked_missions).select_related("assignee", "session", "parent")
     by_id = {m.pk: m for m in indexed}
     seen = {m.pk for m in ordered}
     ordered += [by_id[m] for m in ranked_missions if m in by_id and m not in seen]
+    titled = [
+        (
+            m,
+            mission_title(
+                source=m.source,
+                instruction=m.instruction,
+                plan_label=m.parent.label if m.parent else None,
+            ),
+        )
+        for m in ordered[:limit]
+    ]
     return [
         Hit(
             mission=m.pk,
@@ -93,10 +108,11 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
             session_number=m.session.number,
             seq=m.seq,
             instruction=m.instruction,
-            excerpt=_excerpt(m.reply or m.instruction, wanted),
+            excerpt=_excerpt(m.reply or title, wanted),
             assignee=m.assignee.name,
             created_at=m.created_at,
             label=m.label,
+            title=title,
         )
-        for m in ordered[:limit]
+        for m, title in titled
     ]

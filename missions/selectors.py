@@ -30,6 +30,7 @@ from missions.models import (
     MissionStatus,
     ReadMarker,
 )
+from missions.texts import mission_title
 from office.models import Channel, Office
 from realtime.frames import DelegateData, PlanData, SynthesisData
 from sessions.models import ChatSession
@@ -194,6 +195,10 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
             "size",
             "running",
             "instruction",
+            "source",
+            "parent__label",
+            "session_id",
+            "session__closed_at",
         )
         .order_by("-created_at", "-id")
     )
@@ -224,7 +229,18 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
             channel=row["channel__name"],
             employee=row["assignee__name"] or "",
             instruction=row["instruction"][:80],
+            # What the row is called in the reader's language (a synthesis by what it is).
+            title=mission_title(
+                source=row["source"],
+                instruction=row["instruction"][:80],
+                plan_label=row["parent__label"],
+            ),
             full_history_chars=full,
+            # Where it stands: a mission of a closed session is on that session's page
+            # (the current one may have a mission of the same number).
+            url=f"/c/{row['channel_id']}/"
+            + (f"?session={row['session_id']}" if row["session__closed_at"] else "")
+            + f"#mission-{row['label']}",
         )
         mission["saved_pct"] = _saved_pct(mission["prompt_chars"], full)
         mission["fixed_parts"] = mission["saved_pct"] < 0

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext, gettext_noop
 
-from missions.models import Message
+from missions.models import Message, MissionSource
 
 LEGACY = "legacy"
 
@@ -35,6 +35,9 @@ LONG_SESSION_NOTICE = gettext_noop(
     "earlier flow is kept as a summary."
 )
 START_NEW_SESSION = gettext_noop("Start new session")
+# A synthesis's title wherever a mission is listed by its instruction (search, cost): its
+# instruction is the office's brief to the model, never shown to the person.
+SYNTHESIS_TITLE = gettext_noop("The team's results for #{plan}, summed up")
 
 
 def _fill(msgid: str, **params: Any) -> str:
@@ -84,6 +87,16 @@ def message_text(message: Message) -> str:
     if message.office_text:
         return office_text_render(message.office_text, stored=message.text)
     return message.text
+
+
+def mission_title(*, source: str, instruction: str, plan_label: str | None) -> str:
+    """What a listed mission is called, in the active language: the person's instruction
+    (or a delegated part, as written), and for a synthesis what it is (its instruction
+    is the office's internal brief to the model). `plan_label` is the number of the
+    mission it sums up."""
+    if source == MissionSource.SYNTHESIS:
+        return _fill(SYNTHESIS_TITLE, plan=plan_label or "?")
+    return instruction
 
 
 def action_label(action: dict[str, Any]) -> str:

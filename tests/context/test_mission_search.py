@@ -14,6 +14,7 @@ from context.services import passages_index_session
 from missions.intake import instruction_accept
 from missions.models import Mission
 from office.models import ChannelKind
+from sessions.services import session_start_new
 from tests.factories import channel_of, dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 
@@ -86,3 +87,34 @@ def test_the_search_page_links_each_result_to_its_mission_in_its_channel(
     page = client.get("/search/", {"q": "예산이"}).content.decode()
     assert f'href="/c/{theo.pk}/#mission-{found.seq}"' in page
     assert "80만원" in page
+
+
+def test_a_result_from_an_earlier_session_opens_that_session_at_its_mission(
+    model: FakeOpenAI,
+) -> None:
+    """A mission of a closed session is not on the channel's current page: its link names
+    its session, and following it shows that session, where the mission is."""
+    user = make_user()
+    theo = dm_channel(make_office(user))
+    earlier = _answered(model, theo, "마케팅 예산을 정리해 줘", "예산은 80만원이에요.")
+    current = session_start_new(channel=theo)
+    assert current.pk != earlier.session_id
+    now = _answered(model, theo, "출시 예산도 알려 줘", "출시 예산은 30만원이에요.")
+    assert now.session_id == current.pk and now.label == earlier.label == "1"
+    client = Client()
+    client.force_login(user)
+    page = client.get("/search/", {"q": "마케팅 예산"}).content.decode()
+    old_link = f"/c/{theo.pk}/?session={earlier.session_id}#mission-{earlier.label}"
+    assert f'href="{old_link}"' in page
+    # The current session's mission opens the channel's own page.
+    assert f'href="/c/{theo.pk}/#mission-{now.label}"' in page
+
+    opened = client.get(old_link.split("#")[0])
+    assert opened.status_code == 200
+    boot = opened.context["boot"]
+    assert boot["session"] == earlier.session_id
+    # Its timeline is the earlier session's: "#1" there is the mission found (the
+    # current session has a "#1" of its own).
+    assert {m["mission"] for m in boot["messages"]} == {earlier.pk}
+    assert any("80만원" in m["text"] for m in boot["messages"])
+    assert f'<option value="{earlier.session_id}" selected>' in opened.content.decode()

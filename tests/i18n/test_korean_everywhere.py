@@ -17,8 +17,13 @@ from django.urls import reverse
 from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import Target, memory_item_create, memory_item_retire
 from missions.models import Mission, MissionStatus
-from office.models import Office
-from office.services import OFFICE_STAFF_GROUP, office_create_with_team, staff_access_grant
+from office.models import ChannelKind, Office
+from office.services import (
+    OFFICE_STAFF_GROUP,
+    office_create_with_team,
+    staff_access_grant,
+    user_set_language,
+)
 from sessions.services import session_start_new
 from summaries.models import RollingSummary, SummaryRevision
 from tests.factories import add_finished_missions, dm_channel
@@ -73,6 +78,10 @@ def _english_text(n: int) -> tuple[str, str]:
 
 
 # Per language: the operator, their office, a staff member, the missions' words.
+# A project the walk makes, and a person who has no office yet.
+PROJECT = {"ko": "가을 캠페인", "en": "Autumn campaign"}
+NEWCOMER = {"ko": "새내기", "en": "newcomer"}
+
 PEOPLE = {
     "ko": ("운영자", "민지의 오피스", "지수", _korean_text),
     "en": ("operator", "Minji's office", "jisoo", _english_text),
@@ -232,15 +241,56 @@ def _action_screens(client: Client, office: Office) -> Iterator[tuple[str, str]]
             yield f"{model} delete?", confirm
 
 
+# What a search for these words finds: the missions of `_history` in each language.
+SEARCHED = {"ko": "보고서", "en": "report"}
+NOTHING = {"ko": "없는말", "en": "zebra"}
+
+
+def _status(response: Any, url: str, status: int) -> str:
+    assert response.status_code == status, (url, response.status_code)
+    return response.content.decode()
+
+
 def _user_pages(client: Client, office: Office, language: str) -> Iterator[tuple[str, str]]:
     urls = ["/", "/cost/", "/accounts/password_change/", "/accounts/password_change/done/"]
     urls += [f"/c/{channel.pk}/" for channel in office.channels.all()]
     urls += [f"/employees/{employee.pk}/" for employee in office.employees.all()]
+    projects = office.channels.filter(kind=ChannelKind.PROJECT)
+    urls += [f"/projects/{project.pk}/" for project in projects]
     for url in urls:
         yield url, _ok(client.get(url), url)
+    search = "/search/?q=" + SEARCHED[language]
+    page = _ok(client.get(search), search)
+    assert 'id="search-results"' in page, search
+    yield search, page
+    nothing = "/search/?q=" + NOTHING[language]
+    yield nothing, _ok(client.get(nothing), nothing)
+    # A project form refused (its errors), then one made (its channel, with a message).
+    yield "/projects/new/ refused", _status(client.post("/projects/new/", {}), "new", 400)
+    first = projects.order_by("pk").first()
+    assert first is not None
+    refused = f"/projects/{first.pk}/"
+    yield refused + " refused", _status(client.post(refused, {"name": ""}), refused, 400)
+    lead = office.employees.filter(is_master=False).order_by("pk").first()
+    assert lead is not None
+    made = client.post(
+        "/projects/new/", {"name": PROJECT[language], "lead": lead.pk, "members": [lead.pk]}
+    )
+    assert made.status_code == 302, made.status_code
+    yield "/projects/new/", _ok(client.get(made["Location"]), made["Location"])
     anonymous = Client(HTTP_ACCEPT_LANGUAGE=language)
     for url in ("/accounts/login/", "/signup/", "/admin/login/"):
         yield url, _ok(anonymous.get(url), url)
+    # A person without an office yet: the page that offers to set one up, then their
+    # new office.
+    newcomer = User.objects.create_user(NEWCOMER[language], password="pw-for-tests-1")
+    user_set_language(user=newcomer, language=language)
+    fresh = Client(HTTP_ACCEPT_LANGUAGE=language)
+    fresh.force_login(newcomer)
+    start = _ok(fresh.get("/"), "/ (no office)")
+    assert 'action="/start/"' in start
+    yield "/ (no office)", start
+    yield "/start/", _ok(fresh.post("/start/", follow=True), "/start/")
 
 
 def _every_screen(language: str) -> tuple[Office, list[tuple[str, str]]]:

@@ -10,7 +10,7 @@ from missions.models import Mission
 from missions.selectors import office_cost
 from office.models import Office
 from office.services import user_set_language
-from sessions.services import session_get_or_open_current
+from sessions.services import session_get_or_open_current, session_start_new
 from tests.factories import add_finished_missions, dm_channel, make_office, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -139,3 +139,18 @@ def test_a_regenerated_mission_counts_every_attempt_it_was_paid_for() -> None:
     # Sending the full history would have been paid twice too.
     assert again["full_history_chars"] == 300
     assert report["totals"]["prompt_chars"] == 1_650
+
+
+def test_a_mission_of_an_earlier_session_links_to_that_session() -> None:
+    owner = make_user()
+    office = make_office(owner)
+    channel = dm_channel(office, "Theo")
+    [earlier] = _history(office, "Theo", [(500, 0)])
+    session_start_new(channel=channel)
+    [now] = _history(office, "Theo", [(500, 0)])
+    assert now.session_id != earlier.session_id and now.label == earlier.label
+    client = Client()
+    client.force_login(owner)
+    page = client.get("/cost/").content.decode()
+    assert f'href="/c/{channel.pk}/?session={earlier.session_id}#mission-{earlier.label}"' in page
+    assert f'href="/c/{channel.pk}/#mission-{now.label}"' in page
