@@ -40,7 +40,42 @@ UNRELATED = [
     pytest.param(
         "The ads budget is $800 a month.", "We decided to move the budget meeting.", id="en-topic"
     ),
+    # Two lines of one speaker in a chat are not one subject.
+    pytest.param(
+        "Dana: oh and our contact at Harbor & Pine is Wen Okafor now, she signs off.",
+        "Dana: priority for Tuesday: the summit budget, then the coffee breaks",
+        id="en-one-speaker",
+    ),
+    pytest.param(
+        "Priya: the hotel finally confirmed the main hall for September 24.",
+        "Priya: I'll be out on Thursday, Lena can cover",
+        id="en-one-speaker-value",
+    ),
+    pytest.param(
+        "서연: 참, 한빛상사 쪽 담당자는 이제 오가은 과장님이에요.",
+        "서연: 금요일 우선순위는 안건 초안이고 그다음 명찰이에요.",
+        id="ko-one-speaker",
+    ),
 ]
+
+# A reversal in a chat line is still one: the subject is read from what is said.
+SPOKEN_REVERSALS = [
+    pytest.param(
+        "Theo: the gala dinner caterer is Saltwater Table, booked for the 24th.",
+        "Dana: change of plan, the gala dinner caterer is Ember & Oak now.",
+        id="en-spoken",
+    ),
+    pytest.param(
+        "서연: 갈라 디너 케이터링은 바다식탁으로 예약했어요.",
+        "지훈: 갈라 디너 건 변경이에요, 바다식탁 말고 온담케이터링으로 바꿔요.",
+        id="ko-spoken",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SPOKEN_REVERSALS)
+def test_a_reversal_said_in_a_chat_line_supersedes(old: str, new: str) -> None:
+    assert supersedes(new, old)
 
 
 @pytest.mark.parametrize(("old", "new"), REVERSALS)
