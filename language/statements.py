@@ -615,6 +615,9 @@ _KO_NAME = re.compile(
 )
 # Particles that end a word before a spaced title: no given name ends with them.
 _KO_PARTICLE_ENDS = frozenset("는를을의에가도와과로")
+# The last syllables of a word that ends in a particle or a verb ending ("표지는",
+# "맡아요"): a post after them stands alone, for a person.
+_KO_WORD_ENDS = _KO_PARTICLE_ENDS | frozenset("은이께서랑고면요다며죠")
 # The titles that stand for a post ("대표", "작가"), not the honorifics a given name takes.
 _KO_POSTS = frozenset(_KO_TITLES.split("|")) - {"님", "씨", "군", "양"}
 # A surname and a post ("김 대표님", "정대표님"), and a post alone with 님 ("작가님"):
@@ -684,6 +687,9 @@ def names_in(text: str) -> set[str]:
         found.add(match.group(1) + match.group(2))
         text = text.replace(match.group(), " ")
     for match in _KO_POST_ALONE.finditer(text):
+        before = text[: match.start()].rstrip()
+        if before and "가" <= before[-1] <= "힣" and before[-1] not in _KO_WORD_ENDS:
+            continue  # "매장 사장님": owners of shops, a noun before the post, no one named
         found.add(match.group(1))
     for match in _KO_GIVEN.finditer(text):
         if match.group(1) not in _KO_NOT_GIVEN and match.group(1) not in _KO_POSTS:

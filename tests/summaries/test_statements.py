@@ -150,5 +150,7 @@ def test_korean_people_named_by_their_post_or_given_name_are_names() -> None:
     assert names_in("정리는 서연님이, 발송은 민지 씨가") == {"서연", "민지"}
     # A full name keeps its given name: 김서연 작가님 is not also 작가.
     assert names_in("표지는 김서연 작가님이 맡아요") == {"김서연"}
+    # A post after a noun is the post's holders in general ("shop owners"), no one named.
+    assert names_in("베타 매장 사장님 두 분이 발표해요") == set()
     # Words that take 님 or 씨 but are not names.
     assert names_in("고객님께 안내하고 아저씨에게 호박씨와 말솜씨 얘기를 했어요") == set()
