@@ -320,7 +320,22 @@ _REVERSAL_WORDS = frozenset(
         "let's",
     ]
 )
-_COPULA = re.compile(r"^(.{2,60}?)\s+(?:is|are|will be|should be|stays|remains|=)\s", re.IGNORECASE)
+# "must be", "has to be" state a value as "is" does: "The launch date must be March 21".
+_COPULA = re.compile(
+    r"^(.{2,60}?)\s+(?:is|are|will be|should be|must be|has to be|have to be|needs? to be|"
+    r"stays|remains|=)\s",
+    re.IGNORECASE,
+)
+# "We're raising the monthly ads budget to $1,000", "let's push the launch to Friday": a
+# change of a named thing to a value names its subject as "<subject> is <value>" does.
+_CHANGED_TO = re.compile(
+    r"^(?:we(?:'re| are|'ll| will)?\s+|i(?:'m| am|'ll| will)?\s+)?(?:going to\s+)?"
+    r"(?:rais|lower|cut|increas|reduc|bump|push|mov|chang|set|extend|shift|drop)\w*\s+"
+    r"(?:the|our)\s+(?P<s>[\w'’ -]{2,40}?)\s+(?:(?:up|down|back)\s+)?(?:from\s+\S+\s+)?to\s+"
+    r"(?=\S*\d|(?-i:[A-Z])|(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)",
+    re.IGNORECASE,
+)
 _LEAD_IN = re.compile(
     r"^(?:(?:so|ok(?:ay)?|note|also|and|but|update|fyi|please note|change of plan),?:?\s+)*"
     r"(?:(?:we(?:'ve| have)? (?:decided|agreed)(?: that| to)?|let'?s|we(?:'ll| will) go with|"
@@ -473,7 +488,7 @@ _VALUE_FOR = re.compile(
 
 def _english_subject(clause: str) -> str:
     stripped = _LEAD_IN.sub("", clause.strip(" \t-*•\"'“”"), count=1)
-    match = _COPULA.match(stripped)
+    match = _COPULA.match(stripped) or _CHANGED_TO.match(stripped)
     if not match:
         value_for = _VALUE_FOR.match(stripped.rstrip(".!"))
         if value_for and len(stripped.split()) <= 10:
@@ -639,6 +654,12 @@ def _mentions(value: str, text: str) -> bool:
 
 _VALUE = r"(?P<v>[^,;:()]+?)"
 _VALUE_END = r"(?=\s*(?:[,;:()]|\.(?:\s|$)|$|\s+(?:and|but|for|as|because|since|from|on)\b))"
+# What follows "not" that hedges rather than names a dropped value.
+_NOT_HEDGE = (
+    r"(?:only|just|yet|sure|too|so|that|very|much|a lot|always|necessarily|exactly|really|"
+    r"quite|all|every|everyone|everything|even|ever|now|later|before|after|until|more|less|"
+    r"enough|be|been|being|have|do|to be)\b"
+)
 _REPLACED = [
     re.compile(rf"\binstead of\s+(?:using\s+|the\s+|our\s+)?{_VALUE}{_VALUE_END}", re.I),
     re.compile(rf"\brather than\s+(?:using\s+|the\s+)?{_VALUE}{_VALUE_END}", re.I),
@@ -660,6 +681,18 @@ _REPLACED = [
     ),
     re.compile(r"\breplac(?:e|es|ed|ing)\s+(?:the\s+)?(?P<v>.+?)\s+with\b", re.I),
     re.compile(r"\bnot\s+(?P<v>\S+)\s+anymore\b", re.I),
+    # "must go to TikTok, not Reels", "goes not to Reels but to TikTok"; not "online, not
+    # only in stores", "not yet", "not sure"
+    re.compile(
+        rf",\s*(?:and\s+)?not\s+(?!{_NOT_HEDGE})(?:on\s+|in\s+|into\s+|to\s+|with\s+|"
+        rf"the\s+|our\s+)?{_VALUE}{_VALUE_END}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bnot\s+(?!{_NOT_HEDGE})(?:on\s+|in\s+|into\s+|to\s+|with\s+|the\s+|our\s+)?"
+        r"(?P<v>[\w.'’ -]{1,30}?)\s*,?\s+but\b",
+        re.I,
+    ),
     # "코랄 대신", "코랄을 대신" (instead of coral); not "태오가 대신 봐줄" (Teo covers for me)
     re.compile(r"(?P<v>[^\s,;]+?)(?<!가)(?<!께서)(?:을|를)?\s*대신"),
     re.compile(r"(?P<v>[^\s,;]+?)(?:은|는|을|를)?\s*(?:취소|폐기|철회|빼기로|빼고|제외)"),
@@ -735,6 +768,63 @@ def states_a_new_value(new: str, old: str) -> bool:
     return bool(stated_values(new) - stated_values(old) - subject)
 
 
+# Nouns naming the kind of a value, not the thing it is of: "the launch date" is about the
+# launch ("we decided to launch on March 14").
+_KIND_NOUNS = frozenset(
+    [
+        *("date", "day", "deadline", "time", "price", "cost", "amount", "fee", "rate", "figure"),
+        *("number", "total", "sum", "level", "cap", "limit"),
+        *("날짜", "일자", "일정", "가격", "금액", "비용", "기한", "마감", "시간", "요금"),
+    ]
+)
+# A Korean noun ending in one of these is "the day of" what precedes it (출시일, 마감일).
+_KO_DAY_ENDS = ("일", "날")
+
+
+def _thing_words(subject: str) -> list[str]:
+    """The words of a subject that name the thing, not the kind of its value: "launch"
+    of "launch date", "출시" of "출시일"."""
+    words: list[str] = []
+    for word in content_words(subject):
+        if word in _KIND_NOUNS:
+            continue
+        if _HANGUL.search(word) and len(word) > 2 and word.endswith(_KO_DAY_ENDS):
+            word = word[:-1]
+        words.append(word)
+    return words
+
+
+def _names_the_thing(word: str, old_words: list[str]) -> bool:
+    if _HANGUL.search(word):
+        return any(w.startswith(word) for w in old_words)  # 출시 in 출시하기로
+    return any(w == word or (len(word) >= 4 and w.startswith(word)) for w in old_words)
+
+
+def _new_value_of_its_kind(new: str, old: str) -> bool:
+    """Whether `new`, naming a subject ("The launch date must be March 21"), gives another
+    value of the kind `old` gives for that thing without naming it as a subject ("We
+    decided to launch on March 14"): both carry a date (an amount, a percentage), the old
+    one's is dropped and the new one's is new. A subject of its own in `old` must be part
+    of the new one's ("launch" of "launch date"), or it is about something else."""
+    subject = subject_of(new)
+    if not subject:
+        return False
+    old_subject = subject_of(old)
+    if old_subject and not set(old_subject.split()) <= set(subject.split()):
+        return False
+    thing = _thing_words(subject)
+    old_words = content_words(old)
+    if not thing or not all(_names_the_thing(word, old_words) for word in thing):
+        return False
+    new_values, old_values = values_in(new), values_in(old)
+    for kind in {v.kind for v in new_values} & {v.kind for v in old_values}:
+        new_labels = {v.label() for v in new_values if v.kind == kind}
+        old_labels = {v.label() for v in old_values if v.kind == kind}
+        if not new_labels <= old_labels and not old_labels <= new_labels:
+            return True
+    return False
+
+
 def conflicts(new: str, old: str) -> bool:
     """Whether both cannot hold at once: another value for the same subject, or a
     statement that explicitly replaces a value the older one states. Strict (no topic
@@ -743,6 +833,8 @@ def conflicts(new: str, old: str) -> bool:
         return False
     subject = subject_of(new)
     if subject and subject == subject_of(old) and states_a_new_value(new, old):
+        return True
+    if _new_value_of_its_kind(new, old):
         return True
     dropped_by_old = {normalize(v) for v in replaced_values(old)}
     return any(
