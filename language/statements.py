@@ -729,6 +729,84 @@ def replaced_values(text: str) -> list[str]:
     return values
 
 
+# What a short "<value> for the <thing>" is not: thanks, apologies, wishes, and requests
+# ("Translate this for the vendor", "Thanks for the update").
+_NOT_A_CHOICE = re.compile(
+    r"^(?:thanks?|thank you|sorry|apologies|good luck|congrat\w*|cheers|ready|time|room|"
+    r"space|ideas?|options?|plans?|notes?|drafts?|something|anything|nothing|more|any|some|"
+    r"all|help|questions?|same|just|only|please|pls|can|could|would|will|do|does|is|are|"
+    r"translate|write|draft|send|check|make|prepare|summari[sz]e|create|update|review|find|"
+    r"list|tell|give|show|add|remove|fix|plan|schedule|book|call|email|ask|compare|research|"
+    r"look|outline|collect|gather|read|forward|proofread|rewrite|reply|respond|wait|thanks)\b",
+    re.IGNORECASE,
+)
+# "We'll move the ads budget off Reels", "we're taking the launch out of March".
+_WE_MOVE_OFF = re.compile(
+    r"^(?:so\s+|ok(?:ay)?,?\s+)?we(?:'ll| will|'re| are)?\s+(?:going to\s+)?"
+    r"(?:mov|shift|tak|pull)\w*\s+(?:the\s+|our\s+)?\w[^,;.]*?\s(?:off|out of|away from)\s+\S",
+    re.IGNORECASE,
+)
+# "박스는 남색으로 바꿔요", "예산을 100만원으로 올려요", "박스는 크림색으로 해요".
+_KO_SET_TO = re.compile(
+    r"(?:으로|로)\s*(?:바꿔|바꾸|바꿀|바꿉|바꿨|변경|전환|교체|옮겨|옮기|옮길|올려|올리|올릴|"
+    r"내려|내리|내릴|줄여|줄이|줄일|늘려|늘리|늘릴|낮춰|낮추|높여|높이|미뤄|미룰|당겨|당길|"
+    r"해요|해\s*$|하자|할게|할께|합시다|합니다|하겠|갈게|가요|가자|갑시다|정해|정할|정합|통일)"
+)
+# "The ads budget must go to TikTok, not Reels": where a named thing goes.
+_GOES_TO = re.compile(
+    r"^(?:the|our)\s+[\w'’ -]{2,40}?\s+(?:must|should|will|has to|needs to|is going to)\s+"
+    r"(?:go|move|shift|switch)\s+(?:in)?to\b",
+    re.IGNORECASE,
+)
+_KO_MUST_BE = re.compile(r"(?:이어야|여야|어야|아야)\s*(?:해|합니다|돼|됩니다|한다|함)")
+_KO_REQUEST_END = re.compile(
+    r"(?:줘|주세요|줄래|주실래요|주시겠어요|주실|봐|봐요|볼래|부탁\S*)[.!~\s]*$"
+)
+_MUST_BE = re.compile(r"\b(?:must|has to|have to|needs? to)\s+be\b", re.IGNORECASE)
+
+
+def sets_a_value(sentence: str) -> str:
+    """Whether a sentence in the person's own voice sets or changes the value of a named
+    thing, and how: "decision" for "Cream for the gift set box", "We'll move the ads
+    budget off Reels", "The ads budget must go to TikTok, not Reels", "We're raising the
+    monthly ads budget to $1,000", "선물세트 박스는 남색으로 바꿔요", "광고 예산은 릴스 말고
+    틱톡으로"; "rule" for a value it must have ("The launch date must be March 21 at the
+    latest", "출시일은 늦어도 3월 21일이어야 해요"); "" for anything else (a request, a
+    question, a subject without a value)."""
+    text = sentence.strip().rstrip(" .!~")
+    if not text or is_question(text):
+        return ""
+    if _HANGUL.search(text):
+        if _KO_REQUEST_END.search(text) or not _korean_subject(text):
+            return ""
+        if replaced_values(text) or _KO_SET_TO.search(text):
+            return "decision"
+        if _KO_MUST_BE.search(text) and (values_in(text) or names_in(text)):
+            return "rule"
+        return ""
+    stripped = _LEAD_IN.sub("", text, count=1)
+    if _WE_MOVE_OFF.match(text) and replaced_values(text):
+        return "decision"
+    value_for = _VALUE_FOR.match(stripped)
+    if (
+        value_for
+        and len(stripped.split()) <= 10
+        and len(stripped.split(" for ", 1)[0].split()) <= 3
+        and not _NOT_A_CHOICE.match(stripped)
+    ):
+        return "decision"
+    if _GOES_TO.match(stripped) and replaced_values(text):
+        return "decision"
+    subject = _english_subject(text)
+    if not subject:
+        return ""
+    if _CHANGED_TO.match(stripped) or replaced_values(text):
+        return "decision"
+    if _MUST_BE.search(text) and (values_in(text) or names_in(text)):
+        return "rule"
+    return ""
+
+
 def reverses(text: str) -> bool:
     return bool(_REVERSAL.search(text))
 
@@ -906,7 +984,8 @@ _REFERS_BACK = re.compile(
 
 
 def _request_part(sentence: str) -> str:
-    return re.split(r"[:：\n]", sentence, maxsplit=1)[0]
+    # "Here is what the agency wrote - <their text>": the dash ends the request too.
+    return re.split(r"[:：\n]|\s[-–—]+\s", sentence, maxsplit=1)[0]
 
 
 def _asks_about_material(request: str) -> bool:
