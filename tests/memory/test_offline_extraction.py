@@ -9,6 +9,7 @@ from memory.extraction import pattern_candidates
 from memory.models import MemoryItem
 from memory.services import memory_item_remember, memory_target
 from missions.intake import instruction_accept
+from office.models import Office
 from tests.factories import dm_channel, make_office
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -252,7 +253,7 @@ def test_a_topic_match_alone_does_not_retire_a_memory_item(old: str, new: str) -
     assert outcome == "created" and first.active
 
 
-def _live_memory(office: object) -> list[str]:
+def _live_memory(office: Office) -> list[str]:
     return list(
         MemoryItem.objects.filter(office=office, active=True).values_list("text", flat=True)
     )
