@@ -881,23 +881,22 @@ def _names_the_thing(word: str, old_words: list[str]) -> bool:
 def _new_value_of_its_kind(new: str, old: str) -> bool:
     """Whether `new`, naming a subject ("The launch date must be March 21"), gives another
     value of the kind `old` gives for that thing without naming it as a subject ("We
-    decided to launch on March 14"): both carry a date (an amount, a percentage), the old
-    one's is dropped and the new one's is new. A subject of its own in `old` must be part
-    of the new one's ("launch" of "launch date"), or it is about something else."""
+    decided to launch on March 14"): both carry a date (an amount in one currency, a
+    percentage), the old one's is dropped and the new one's is new. An older statement
+    with a subject of its own is compared by subject (conflicts), not here: "무료 요금제는
+    300명까지" says nothing of "프로 요금제는 월 19,900원"; plain numbers are no kind."""
     subject = subject_of(new)
-    if not subject:
-        return False
-    old_subject = subject_of(old)
-    if old_subject and not set(old_subject.split()) <= set(subject.split()):
+    if not subject or subject_of(old):
         return False
     thing = _thing_words(subject)
     old_words = content_words(old)
     if not thing or not all(_names_the_thing(word, old_words) for word in thing):
         return False
-    new_values, old_values = values_in(new), values_in(old)
-    for kind in {v.kind for v in new_values} & {v.kind for v in old_values}:
-        new_labels = {v.label() for v in new_values if v.kind == kind}
-        old_labels = {v.label() for v in old_values if v.kind == kind}
+    new_values = {v for v in values_in(new) if v.kind != "amount" or v.unit}
+    old_values = {v for v in values_in(old) if v.kind != "amount" or v.unit}
+    for kind in {(v.kind, v.unit) for v in new_values} & {(v.kind, v.unit) for v in old_values}:
+        new_labels = {v.label() for v in new_values if (v.kind, v.unit) == kind}
+        old_labels = {v.label() for v in old_values if (v.kind, v.unit) == kind}
         if not new_labels <= old_labels and not old_labels <= new_labels:
             return True
     return False

@@ -103,6 +103,11 @@ UNRELATED = [
         "We sell online, not only in stores.",
         id="en-not-only",
     ),
+    pytest.param(
+        "프로 요금제는 매장당 월 19,900원이고, 연간 결제하면 두 달 무료예요.",
+        "무료 요금제는 적립 고객 300명까지로 유지하고요.",
+        id="ko-another-plan",
+    ),
 ]
 
 
