@@ -320,7 +320,22 @@ _REVERSAL_WORDS = frozenset(
         "let's",
     ]
 )
-_COPULA = re.compile(r"^(.{2,60}?)\s+(?:is|are|will be|should be|stays|remains|=)\s", re.IGNORECASE)
+# "must be", "has to be" state a value as "is" does: "The launch date must be March 21".
+_COPULA = re.compile(
+    r"^(.{2,60}?)\s+(?:is|are|will be|should be|must be|has to be|have to be|needs? to be|"
+    r"stays|remains|=)\s",
+    re.IGNORECASE,
+)
+# "We're raising the monthly ads budget to $1,000", "let's push the launch to Friday": a
+# change of a named thing to a value names its subject as "<subject> is <value>" does.
+_CHANGED_TO = re.compile(
+    r"^(?:we(?:'re| are|'ll| will)?\s+|i(?:'m| am|'ll| will)?\s+)?(?:going to\s+)?"
+    r"(?:rais|lower|cut|increas|reduc|bump|push|mov|chang|set|extend|shift|drop)\w*\s+"
+    r"(?:the|our)\s+(?P<s>[\w'’ -]{2,40}?)\s+(?:(?:up|down|back)\s+)?(?:from\s+\S+\s+)?to\s+"
+    r"(?=\S*\d|(?-i:[A-Z])|(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)",
+    re.IGNORECASE,
+)
 _LEAD_IN = re.compile(
     r"^(?:(?:so|ok(?:ay)?|note|also|and|but|update|fyi|please note|change of plan),?:?\s+)*"
     r"(?:(?:we(?:'ve| have)? (?:decided|agreed)(?: that| to)?|let'?s|we(?:'ll| will) go with|"
@@ -473,7 +488,7 @@ _VALUE_FOR = re.compile(
 
 def _english_subject(clause: str) -> str:
     stripped = _LEAD_IN.sub("", clause.strip(" \t-*•\"'“”"), count=1)
-    match = _COPULA.match(stripped)
+    match = _COPULA.match(stripped) or _CHANGED_TO.match(stripped)
     if not match:
         value_for = _VALUE_FOR.match(stripped.rstrip(".!"))
         if value_for and len(stripped.split()) <= 10:
@@ -711,6 +726,12 @@ def _mentions(value: str, text: str) -> bool:
 
 _VALUE = r"(?P<v>[^,;:()]+?)"
 _VALUE_END = r"(?=\s*(?:[,;:()]|\.(?:\s|$)|$|\s+(?:and|but|for|as|because|since|from|on)\b))"
+# What follows "not" that hedges rather than names a dropped value.
+_NOT_HEDGE = (
+    r"(?:only|just|yet|sure|too|so|that|very|much|a lot|always|necessarily|exactly|really|"
+    r"quite|all|every|everyone|everything|even|ever|now|later|before|after|until|more|less|"
+    r"enough|be|been|being|have|do|to be)\b"
+)
 _REPLACED = [
     re.compile(rf"\binstead of\s+(?:using\s+|the\s+|our\s+)?{_VALUE}{_VALUE_END}", re.I),
     re.compile(rf"\brather than\s+(?:using\s+|the\s+)?{_VALUE}{_VALUE_END}", re.I),
@@ -732,6 +753,18 @@ _REPLACED = [
     ),
     re.compile(r"\breplac(?:e|es|ed|ing)\s+(?:the\s+)?(?P<v>.+?)\s+with\b", re.I),
     re.compile(r"\bnot\s+(?P<v>\S+)\s+anymore\b", re.I),
+    # "must go to TikTok, not Reels", "goes not to Reels but to TikTok"; not "online, not
+    # only in stores", "not yet", "not sure"
+    re.compile(
+        rf",\s*(?:and\s+)?not\s+(?!{_NOT_HEDGE})(?:on\s+|in\s+|into\s+|to\s+|with\s+|"
+        rf"the\s+|our\s+)?{_VALUE}{_VALUE_END}",
+        re.I,
+    ),
+    re.compile(
+        rf"\bnot\s+(?!{_NOT_HEDGE})(?:on\s+|in\s+|into\s+|to\s+|with\s+|the\s+|our\s+)?"
+        r"(?P<v>[\w.'’ -]{1,30}?)\s*,?\s+but\b",
+        re.I,
+    ),
     # "코랄 대신", "코랄을 대신" (instead of coral); not "태오가 대신 봐줄" (Teo covers for me)
     re.compile(r"(?P<v>[^\s,;]+?)(?<!가)(?<!께서)(?:을|를)?\s*대신"),
     re.compile(r"(?P<v>[^\s,;]+?)(?:은|는|을|를)?\s*(?:취소|폐기|철회|빼기로|빼고|제외)"),
@@ -766,6 +799,84 @@ def replaced_values(text: str) -> list[str]:
                 continue
             values.append(value)
     return values
+
+
+# What a short "<value> for the <thing>" is not: thanks, apologies, wishes, and requests
+# ("Translate this for the vendor", "Thanks for the update").
+_NOT_A_CHOICE = re.compile(
+    r"^(?:thanks?|thank you|sorry|apologies|good luck|congrat\w*|cheers|ready|time|room|"
+    r"space|ideas?|options?|plans?|notes?|drafts?|something|anything|nothing|more|any|some|"
+    r"all|help|questions?|same|just|only|please|pls|can|could|would|will|do|does|is|are|"
+    r"translate|write|draft|send|check|make|prepare|summari[sz]e|create|update|review|find|"
+    r"list|tell|give|show|add|remove|fix|plan|schedule|book|call|email|ask|compare|research|"
+    r"look|outline|collect|gather|read|forward|proofread|rewrite|reply|respond|wait|thanks)\b",
+    re.IGNORECASE,
+)
+# "We'll move the ads budget off Reels", "we're taking the launch out of March".
+_WE_MOVE_OFF = re.compile(
+    r"^(?:so\s+|ok(?:ay)?,?\s+)?we(?:'ll| will|'re| are)?\s+(?:going to\s+)?"
+    r"(?:mov|shift|tak|pull)\w*\s+(?:the\s+|our\s+)?\w[^,;.]*?\s(?:off|out of|away from)\s+\S",
+    re.IGNORECASE,
+)
+# "박스는 남색으로 바꿔요", "예산을 100만원으로 올려요", "박스는 크림색으로 해요".
+_KO_SET_TO = re.compile(
+    r"(?:으로|로)\s*(?:바꿔|바꾸|바꿀|바꿉|바꿨|변경|전환|교체|옮겨|옮기|옮길|올려|올리|올릴|"
+    r"내려|내리|내릴|줄여|줄이|줄일|늘려|늘리|늘릴|낮춰|낮추|높여|높이|미뤄|미룰|당겨|당길|"
+    r"해요|해\s*$|하자|할게|할께|합시다|합니다|하겠|갈게|가요|가자|갑시다|정해|정할|정합|통일)"
+)
+# "The ads budget must go to TikTok, not Reels": where a named thing goes.
+_GOES_TO = re.compile(
+    r"^(?:the|our)\s+[\w'’ -]{2,40}?\s+(?:must|should|will|has to|needs to|is going to)\s+"
+    r"(?:go|move|shift|switch)\s+(?:in)?to\b",
+    re.IGNORECASE,
+)
+_KO_MUST_BE = re.compile(r"(?:이어야|여야|어야|아야)\s*(?:해|합니다|돼|됩니다|한다|함)")
+_KO_REQUEST_END = re.compile(
+    r"(?:줘|주세요|줄래|주실래요|주시겠어요|주실|봐|봐요|볼래|부탁\S*)[.!~\s]*$"
+)
+_MUST_BE = re.compile(r"\b(?:must|has to|have to|needs? to)\s+be\b", re.IGNORECASE)
+
+
+def sets_a_value(sentence: str) -> str:
+    """Whether a sentence in the person's own voice sets or changes the value of a named
+    thing, and how: "decision" for "Cream for the gift set box", "We'll move the ads
+    budget off Reels", "The ads budget must go to TikTok, not Reels", "We're raising the
+    monthly ads budget to $1,000", "선물세트 박스는 남색으로 바꿔요", "광고 예산은 릴스 말고
+    틱톡으로"; "rule" for a value it must have ("The launch date must be March 21 at the
+    latest", "출시일은 늦어도 3월 21일이어야 해요"); "" for anything else (a request, a
+    question, a subject without a value)."""
+    text = sentence.strip().rstrip(" .!~")
+    if not text or is_question(text):
+        return ""
+    if _HANGUL.search(text):
+        if _KO_REQUEST_END.search(text) or not _korean_subject(text):
+            return ""
+        if replaced_values(text) or _KO_SET_TO.search(text):
+            return "decision"
+        if _KO_MUST_BE.search(text) and (values_in(text) or names_in(text)):
+            return "rule"
+        return ""
+    stripped = _LEAD_IN.sub("", text, count=1)
+    if _WE_MOVE_OFF.match(text) and replaced_values(text):
+        return "decision"
+    value_for = _VALUE_FOR.match(stripped)
+    if (
+        value_for
+        and len(stripped.split()) <= 10
+        and len(stripped.split(" for ", 1)[0].split()) <= 3
+        and not _NOT_A_CHOICE.match(stripped)
+    ):
+        return "decision"
+    if _GOES_TO.match(stripped) and replaced_values(text):
+        return "decision"
+    subject = _english_subject(text)
+    if not subject:
+        return ""
+    if _CHANGED_TO.match(stripped) or replaced_values(text):
+        return "decision"
+    if _MUST_BE.search(text) and (values_in(text) or names_in(text)):
+        return "rule"
+    return ""
 
 
 def reverses(text: str) -> bool:
@@ -807,6 +918,62 @@ def states_a_new_value(new: str, old: str) -> bool:
     return bool(stated_values(new) - stated_values(old) - subject)
 
 
+# Nouns naming the kind of a value, not the thing it is of: "the launch date" is about the
+# launch ("we decided to launch on March 14").
+_KIND_NOUNS = frozenset(
+    [
+        *("date", "day", "deadline", "time", "price", "cost", "amount", "fee", "rate", "figure"),
+        *("number", "total", "sum", "level", "cap", "limit"),
+        *("날짜", "일자", "일정", "가격", "금액", "비용", "기한", "마감", "시간", "요금"),
+    ]
+)
+# A Korean noun ending in one of these is "the day of" what precedes it (출시일, 마감일).
+_KO_DAY_ENDS = ("일", "날")
+
+
+def _thing_words(subject: str) -> list[str]:
+    """The words of a subject that name the thing, not the kind of its value: "launch"
+    of "launch date", "출시" of "출시일"."""
+    words: list[str] = []
+    for word in content_words(subject):
+        if word in _KIND_NOUNS:
+            continue
+        if _HANGUL.search(word) and len(word) > 2 and word.endswith(_KO_DAY_ENDS):
+            word = word[:-1]
+        words.append(word)
+    return words
+
+
+def _names_the_thing(word: str, old_words: list[str]) -> bool:
+    if _HANGUL.search(word):
+        return any(w.startswith(word) for w in old_words)  # 출시 in 출시하기로
+    return any(w == word or (len(word) >= 4 and w.startswith(word)) for w in old_words)
+
+
+def _new_value_of_its_kind(new: str, old: str) -> bool:
+    """Whether `new`, naming a subject ("The launch date must be March 21"), gives another
+    value of the kind `old` gives for that thing without naming it as a subject ("We
+    decided to launch on March 14"): both carry a date (an amount in one currency, a
+    percentage), the old one's is dropped and the new one's is new. An older statement
+    with a subject of its own is compared by subject (conflicts), not here: "무료 요금제는
+    300명까지" says nothing of "프로 요금제는 월 19,900원"; plain numbers are no kind."""
+    subject = subject_of(new)
+    if not subject or subject_of(old):
+        return False
+    thing = _thing_words(subject)
+    old_words = content_words(old)
+    if not thing or not all(_names_the_thing(word, old_words) for word in thing):
+        return False
+    new_values = {v for v in values_in(new) if v.kind != "amount" or v.unit}
+    old_values = {v for v in values_in(old) if v.kind != "amount" or v.unit}
+    for kind in {(v.kind, v.unit) for v in new_values} & {(v.kind, v.unit) for v in old_values}:
+        new_labels = {v.label() for v in new_values if (v.kind, v.unit) == kind}
+        old_labels = {v.label() for v in old_values if (v.kind, v.unit) == kind}
+        if not new_labels <= old_labels and not old_labels <= new_labels:
+            return True
+    return False
+
+
 def conflicts(new: str, old: str) -> bool:
     """Whether both cannot hold at once: another value for the same subject, or a
     statement that explicitly replaces a value the older one states. Strict (no topic
@@ -815,6 +982,8 @@ def conflicts(new: str, old: str) -> bool:
         return False
     subject = subject_of(new)
     if subject and subject == subject_of(old) and states_a_new_value(new, old):
+        return True
+    if _new_value_of_its_kind(new, old):
         return True
     dropped_by_old = {normalize(v) for v in replaced_values(old)}
     return any(
@@ -886,7 +1055,8 @@ _REFERS_BACK = re.compile(
 
 
 def _request_part(sentence: str) -> str:
-    return re.split(r"[:：\n]", sentence, maxsplit=1)[0]
+    # "Here is what the agency wrote - <their text>": the dash ends the request too.
+    return re.split(r"[:：\n]|\s[-–—]+\s", sentence, maxsplit=1)[0]
 
 
 def _asks_about_material(request: str) -> bool:

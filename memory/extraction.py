@@ -15,7 +15,13 @@ from django.conf import settings
 from pydantic import BaseModel, Field
 
 from language.analysis import terms
-from language.statements import is_question, normalize, own_words, split_sentences
+from language.statements import (
+    is_question,
+    normalize,
+    own_words,
+    sets_a_value,
+    split_sentences,
+)
 from llm.base import STRICT_OUTPUT, ChatMessages, Provider, ProviderError
 from llm.gateway import get_provider
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
@@ -166,16 +172,26 @@ def pattern_candidates(instruction: str) -> MemoryCandidates:
         if is_question(sentence):
             continue
         sentence = sentence.rstrip(_TRAILING)
+        matched: tuple[str, str] | None = None
         for kind, pattern, group in _MEMORY_PATTERNS:
             match = pattern.search(sentence)
-            if match is None:
-                continue
-            text = match.group(group).strip().rstrip(_TRAILING) if group else sentence
-            key = normalize(text)
-            if text and key not in seen:
-                seen.add(key)
-                found.append(MemoryCandidate(kind=kind, text=text[0].upper() + text[1:]))
-            break
+            if match is not None:
+                text = match.group(group).strip().rstrip(_TRAILING) if group else sentence
+                matched = (kind, text)
+                break
+        if matched is None:
+            # A value set or changed for a named thing, without the words of deciding:
+            # "Cream for the gift set box", "We'll move the ads budget off Reels",
+            # "선물세트 박스는 남색으로 바꿔요" (language/statements.py).
+            kind = sets_a_value(sentence)
+            matched = (kind, sentence) if kind else None
+        if matched is None:
+            continue
+        kind, text = matched
+        key = normalize(text)
+        if text and key not in seen:
+            seen.add(key)
+            found.append(MemoryCandidate(kind=kind, text=text[0].upper() + text[1:]))
     return MemoryCandidates(items=found)
 
 

@@ -9,6 +9,7 @@ from memory.extraction import pattern_candidates
 from memory.models import MemoryItem
 from memory.services import memory_item_remember, memory_target
 from missions.intake import instruction_accept
+from office.models import Office
 from tests.factories import dm_channel, make_office
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -250,3 +251,149 @@ def test_a_topic_match_alone_does_not_retire_a_memory_item(old: str, new: str) -
     _, outcome = memory_item_remember(target=target, kind="decision", text=new, origin="extracted")
     first.refresh_from_db()
     assert outcome == "created" and first.active
+
+
+def _live_memory(office: Office) -> list[str]:
+    return list(
+        MemoryItem.objects.filter(office=office, active=True).values_list("text", flat=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("decision", "reversal", "old_value", "new_value"),
+    [
+        pytest.param(
+            "Cream for the gift set box.",
+            "Navy for the gift set box instead.",
+            "Cream",
+            "Navy",
+            id="en-value-for",
+        ),
+        pytest.param(
+            "We decided to put our ads mainly into Instagram Reels.",
+            "We'll move the ads budget off Reels.",
+            "Instagram Reels",
+            "off Reels",
+            id="en-move-off",
+        ),
+        pytest.param(
+            "We decided to put our ads mainly into Instagram Reels.",
+            "The ads budget must go to TikTok, not Reels.",
+            "Instagram Reels",
+            "TikTok",
+            id="en-x-not-y",
+        ),
+        pytest.param(
+            "We decided the monthly ads budget is $800.",
+            "We're raising the monthly ads budget to $1,000.",
+            "$800",
+            "$1,000",
+            id="en-raising-to",
+        ),
+        pytest.param(
+            "We decided to launch on March 14.",
+            "The launch date must be March 21 at the latest.",
+            "March 14",
+            "March 21",
+            id="en-must-be-date",
+        ),
+        pytest.param(
+            "선물세트 박스는 크림색으로 해요.",
+            "선물세트 박스는 남색으로 바꿔요.",
+            "크림색",
+            "남색",
+            id="ko-change-to",
+        ),
+        pytest.param(
+            "광고는 주로 인스타그램 릴스에 넣기로 했어요.",
+            "광고 예산은 릴스 말고 틱톡으로.",
+            "인스타그램 릴스",
+            "틱톡",
+            id="ko-x-not-y",
+        ),
+        pytest.param(
+            "월 광고 예산은 80만원으로 정했어요.",
+            "월 광고 예산을 100만원으로 올려요.",
+            "80만원",
+            "100만원",
+            id="ko-raising-to",
+        ),
+        pytest.param(
+            "3월 14일에 출시하기로 했어요.",
+            "출시일은 늦어도 3월 21일이어야 해요.",
+            "3월 14일",
+            "3월 21일",
+            id="ko-must-be-date",
+        ),
+    ],
+)
+def test_through_real_missions_a_reversal_retires_the_decision_it_reverses(
+    decision: str, reversal: str, old_value: str, new_value: str
+) -> None:
+    office = make_office()
+    channel = dm_channel(office, "Mara")
+    instruction_accept(channel=channel, text=decision)
+    assert any(old_value in text for text in _live_memory(office)), _live_memory(office)
+    unrelated = instruction_accept(
+        channel=channel, text="Remember that the office dog is called Biscuit."
+    )
+    instruction_accept(channel=channel, text=reversal)
+
+    live = _live_memory(office)
+    assert any(new_value in text for text in live), live
+    assert not any(old_value in text and new_value not in text for text in live), live
+    old = MemoryItem.objects.get(office=office, text__contains=old_value, active=False)
+    assert old.superseded_by is not None and new_value in old.superseded_by.text
+    assert MemoryItem.objects.get(source_mission=unrelated.mission).active
+
+
+@pytest.mark.parametrize(
+    ("decision", "later"),
+    [
+        pytest.param(
+            "We decided the monthly ads budget is $800.",
+            "We decided to move the budget review.",
+            id="en-topic-only",
+        ),
+        pytest.param(
+            "We decided to launch on March 14.",
+            "The newsletter must be out by March 21.",
+            id="en-other-subject",
+        ),
+        pytest.param(
+            "월 광고 예산은 80만원으로 정했어요.", "예산을 옮기기로 했어요.", id="ko-topic-only"
+        ),
+        pytest.param(
+            "선물세트 박스는 크림색으로 해요.",
+            "쇼핑백은 남색으로 바꿔요.",
+            id="ko-other-subject",
+        ),
+    ],
+)
+def test_through_real_missions_a_topic_match_alone_retires_nothing(
+    decision: str, later: str
+) -> None:
+    office = make_office()
+    channel = dm_channel(office, "Mara")
+    first = instruction_accept(channel=channel, text=decision)
+    instruction_accept(channel=channel, text=later)
+    remembered = MemoryItem.objects.get(source_mission=first.mission)
+    assert remembered.active and remembered.superseded_by is None
+
+
+@pytest.mark.parametrize(
+    "pasted",
+    [
+        'Translate this for the vendor: "We\'ll move the ads budget off Reels and raise it."',
+        "Here is what the agency wrote - The gift set box must be navy, not cream.",
+        "업체가 보낸 내용 번역해줘: 선물세트 박스는 남색으로 바꿔요.",
+    ],
+)
+def test_a_pasted_reversal_retires_no_decision(pasted: str) -> None:
+    office = make_office()
+    channel = dm_channel(office, "Mara")
+    first = instruction_accept(channel=channel, text="Cream for the gift set box.")
+    instruction_accept(channel=channel, text="We decided to put our ads mainly into Reels.")
+    instruction_accept(channel=channel, text=pasted)
+    assert MemoryItem.objects.get(source_mission=first.mission).active
+    assert MemoryItem.objects.filter(office=office, active=False).count() == 0

@@ -33,6 +33,44 @@ REVERSALS = [
     pytest.param(
         "월 광고 예산은 80만원이에요.", "월 광고 예산은 100만원으로 변경해요.", id="ko-value"
     ),
+    pytest.param(
+        "We decided to launch on March 14.",
+        "The launch date must be March 21 at the latest.",
+        id="en-must-be-date",
+    ),
+    pytest.param(
+        "3월 14일에 출시하기로 했어요.",
+        "출시일은 늦어도 3월 21일이어야 해요.",
+        id="ko-must-be-date",
+    ),
+    pytest.param(
+        "We decided to put our ads mainly into Instagram Reels.",
+        "The ads budget must go to TikTok, not Reels.",
+        id="en-x-not-y",
+    ),
+    pytest.param(
+        "We decided to put our ads mainly into Instagram Reels.",
+        "The ads budget goes not to Reels but to TikTok.",
+        id="en-not-y-but-x",
+    ),
+    pytest.param(
+        "광고는 주로 인스타그램 릴스에 넣기로 했어요.",
+        "광고 예산은 릴스 말고 틱톡으로.",
+        id="ko-x-not-y",
+    ),
+    pytest.param(
+        "The monthly ads budget is $800.",
+        "We're raising the monthly ads budget to $1,000.",
+        id="en-raising-to",
+    ),
+    pytest.param(
+        "The monthly ads budget is $800.",
+        "Let's cut the monthly ads budget to $600.",
+        id="en-cutting-to",
+    ),
+    pytest.param(
+        "월 광고 예산은 80만원이에요.", "월 광고 예산을 100만원으로 올려요.", id="ko-raising-to"
+    ),
 ]
 
 UNRELATED = [
@@ -55,6 +93,36 @@ UNRELATED = [
         "서연: 참, 한빛상사 쪽 담당자는 이제 오가은 과장님이에요.",
         "서연: 금요일 우선순위는 안건 초안이고 그다음 명찰이에요.",
         id="ko-one-speaker",
+    ),
+    pytest.param(
+        "We decided to launch on March 14.",
+        "The launch party venue must be booked by March 10.",
+        id="en-other-subject-same-kind",
+    ),
+    pytest.param(
+        "We decided to launch on March 14.",
+        "The newsletter must be out by March 21.",
+        id="en-date-other-subject",
+    ),
+    pytest.param(
+        "3월 14일에 출시하기로 했어요.",
+        "뉴스레터는 늦어도 3월 21일이어야 해요.",
+        id="ko-date-other-subject",
+    ),
+    pytest.param(
+        "The monthly ads budget is $800.",
+        "We're raising the ads budget question at Friday's meeting.",
+        id="en-raising-no-value",
+    ),
+    pytest.param(
+        "We decided to put our ads mainly into Instagram Reels.",
+        "We sell online, not only in stores.",
+        id="en-not-only",
+    ),
+    pytest.param(
+        "프로 요금제는 매장당 월 19,900원이고, 연간 결제하면 두 달 무료예요.",
+        "무료 요금제는 적립 고객 300명까지로 유지하고요.",
+        id="ko-another-plan",
     ),
 ]
 
@@ -132,6 +200,36 @@ def test_the_extractive_fold_keeps_what_a_topic_match_does_not_replace(old: str,
         ),
         pytest.param(
             "월 광고 예산은 80만원으로 결정.", "월 광고 예산은 100만원으로 변경.", id="ko"
+        ),
+        pytest.param(
+            "We decided to launch on March 14.",
+            "The launch date must be March 21 at the latest.",
+            id="en-must-be-date",
+        ),
+        pytest.param(
+            "3월 14일에 출시하기로 했어요.",
+            "출시일은 늦어도 3월 21일이어야 해요.",
+            id="ko-must-be-date",
+        ),
+        pytest.param(
+            "We decided to put our ads mainly into Instagram Reels.",
+            "The ads budget must go to TikTok, not Reels.",
+            id="en-x-not-y",
+        ),
+        pytest.param(
+            "광고는 주로 인스타그램 릴스에 넣기로 했어요.",
+            "광고 예산은 릴스 말고 틱톡으로.",
+            id="ko-x-not-y",
+        ),
+        pytest.param(
+            "We decided the monthly ads budget is $800.",
+            "We're raising the monthly ads budget to $1,000.",
+            id="en-raising-to",
+        ),
+        pytest.param(
+            "월 광고 예산은 80만원으로 결정.",
+            "월 광고 예산을 100만원으로 올려요.",
+            id="ko-raising-to",
         ),
     ],
 )
