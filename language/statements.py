@@ -630,19 +630,14 @@ _KO_NAME = re.compile(
 )
 # Particles that end a word before a spaced title: no given name ends with them.
 _KO_PARTICLE_ENDS = frozenset("는를을의에가도와과로")
-# The last syllables of a word that ends in a particle or a verb ending ("표지는",
-# "맡아요"): a post after them stands alone, for a person.
-_KO_WORD_ENDS = _KO_PARTICLE_ENDS | frozenset("은이께서랑고면요다며죠")
 # The titles that stand for a post ("대표", "작가"), not the honorifics a given name takes.
 _KO_POSTS = frozenset(_KO_TITLES.split("|")) - {"님", "씨", "군", "양"}
-# A surname and a post ("김 대표님", "정대표님"), and a post alone with 님 ("작가님"):
-# people named by their post.
+# A surname and a post ("김 대표님", "정대표님"): a person named by their post. A post
+# alone ("대표님", "작가님") names no one: it is how the person spoken to is addressed
+# ("대표님, 초안 올렸습니다") or the post's holders in general ("매장 사장님").
 _KO_SURNAME_POST = re.compile(
     rf"(?<![가-힣])([{_KO_SURNAMES}])\s?({'|'.join(sorted(_KO_POSTS, key=len, reverse=True))})"
     rf"(?:님)?{_KO_AFTER}"
-)
-_KO_POST_ALONE = re.compile(
-    rf"(?<![가-힣])({'|'.join(sorted(_KO_POSTS, key=len, reverse=True))})님{_KO_AFTER}"
 )
 # A given name with 님 or 씨 ("서연님", "민지 씨"); the words before them that are not
 # names ("고객님", "아저씨", "호박씨") are left out.
@@ -674,8 +669,8 @@ def numbers_in(text: str) -> set[str]:
 def names_in(text: str) -> set[str]:
     """Proper names, e-mail addresses, URLs and dotted names ("Fly.io") of a text,
     lower-cased: capitalised words that do not start a sentence, CamelCase and ALLCAPS
-    words, and Korean names followed by a title ("김서연 님"), people named by their post
-    ("김 대표님" as 김대표, "작가님" as 작가) or by a given name with 님 or 씨 ("서연님")."""
+    words, and Korean names followed by a title ("김서연 님"), people named by a surname
+    and their post ("김 대표님" as 김대표) or by a given name with 님 or 씨 ("서연님")."""
     text = _MISSION_REF.sub(" ", text)
     found: set[str] = set()
     for pattern in (_EMAIL, _URL):
@@ -701,11 +696,6 @@ def names_in(text: str) -> set[str]:
     for match in _KO_SURNAME_POST.finditer(text):
         found.add(match.group(1) + match.group(2))
         text = text.replace(match.group(), " ")
-    for match in _KO_POST_ALONE.finditer(text):
-        before = text[: match.start()].rstrip()
-        if before and "가" <= before[-1] <= "힣" and before[-1] not in _KO_WORD_ENDS:
-            continue  # "매장 사장님": owners of shops, a noun before the post, no one named
-        found.add(match.group(1))
     for match in _KO_GIVEN.finditer(text):
         if match.group(1) not in _KO_NOT_GIVEN and match.group(1) not in _KO_POSTS:
             found.add(match.group(1))

@@ -139,18 +139,14 @@ def test_korean_names_with_titles_and_honorifics_are_names() -> None:
     assert names_in("정리는 한지민씨가, 검토는 오세훈 과장님이") == {"한지민", "오세훈"}
 
 
-def test_korean_people_named_by_their_post_or_given_name_are_names() -> None:
-    # A post alone with 님, a surname and a post (spaced or not), a given name with 님 or 씨.
-    assert names_in("표지는 작가님이, 교정은 실장님이, 색은 디자이너님이 맡아요") == {
-        "작가",
-        "실장",
-        "디자이너",
-    }
+def test_korean_people_named_by_surname_and_post_or_given_name_are_names() -> None:
+    # A surname and a post (spaced or not), a given name with 님 or 씨.
     assert names_in("검토는 김 대표님이, 결정은 정대표님께서") == {"김대표", "정대표"}
     assert names_in("정리는 서연님이, 발송은 민지 씨가") == {"서연", "민지"}
-    # A full name keeps its given name: 김서연 작가님 is not also 작가.
+    # A full name with its post is the full name.
     assert names_in("표지는 김서연 작가님이 맡아요") == {"김서연"}
-    # A post after a noun is the post's holders in general ("shop owners"), no one named.
-    assert names_in("베타 매장 사장님 두 분이 발표해요") == set()
+    # A post alone names no one: the person spoken to ("대표님, …"), or the post's holders
+    # in general ("매장 사장님": shop owners).
+    assert names_in("대표님, 초안 올렸습니다. 베타 매장 사장님 두 분이 발표해요") == set()
     # Words that take 님 or 씨 but are not names.
     assert names_in("고객님께 안내하고 아저씨에게 호박씨와 말솜씨 얘기를 했어요") == set()
