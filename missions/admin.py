@@ -8,7 +8,7 @@ from django.utils.translation import gettext, gettext_lazy
 from missions.lifecycle import mission_requeue
 from missions.models import Message, Mission, MissionStatus
 from missions.selectors import missions_stuck
-from missions.texts import message_text
+from missions.texts import message_text, mission_title
 from office.admin import OfficeScopedAdmin
 
 
@@ -31,7 +31,7 @@ class AttentionFilter(admin.SimpleListFilter):
 class MissionAdmin(OfficeScopedAdmin):
     office_path = "channel__office"
     list_display = (
-        "__str__",
+        "title",
         "office_name",
         "channel",
         "session",
@@ -50,7 +50,13 @@ class MissionAdmin(OfficeScopedAdmin):
     )
     list_filter = (AttentionFilter, "status", "source", "channel__kind")
     search_fields = ("instruction", "reply", "error", "client_id")
-    list_select_related = ("channel__office", "session", "session__channel", "assignee")
+    list_select_related = (
+        "channel__office",
+        "session",
+        "session__channel",
+        "assignee",
+        "parent",
+    )
     raw_id_fields = ("session", "channel", "assignee", "parent")
     readonly_fields = (
         "created_at",
@@ -64,6 +70,14 @@ class MissionAdmin(OfficeScopedAdmin):
     )
     date_hierarchy = "created_at"
     actions = ["requeue"]
+
+    @admin.display(description=gettext_lazy("mission"), ordering="id")
+    def title(self, obj: Mission) -> str:
+        """The mission as the person sees it listed: its number and instruction, and a
+        synthesis by what it is (its instruction is the office's brief to the model)."""
+        plan = obj.parent.label if obj.parent_id and obj.parent else None
+        shown = mission_title(source=obj.source, instruction=obj.instruction, plan_label=plan)
+        return f"{obj.tag} {shown[:60]}"
 
     @admin.display(description=gettext_lazy("took"))
     def duration(self, obj: Mission) -> str:

@@ -143,6 +143,9 @@ class Mission(models.Model):
         ]
 
     def __str__(self) -> str:
+        if self.source == MissionSource.SYNTHESIS:
+            # Its instruction is the office's brief to the model, not anyone's words.
+            return f"{self.tag} {self.get_source_display()}"
         return f"{self.tag} {self.instruction[:60]}"
 
     @property

@@ -52,3 +52,23 @@ def test_a_synthesis_is_listed_by_what_it_is_on_search_and_cost(
     assert f"<strong>#1a</strong> {TITLES[language]}</a>" in shown
     assert "Your colleagues" not in found
     assert "mission #1 you delegated" not in found
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_a_synthesis_is_listed_by_what_it_is_in_the_admin(settings: Any, language: str) -> None:
+    settings.LLM_PROVIDER = "offline"
+    owner = make_user()
+    office = office_create_with_team(owner=owner, name="Office", language=language)
+    user_set_language(user=owner, language=language)
+    plan = instruction_accept(channel=channel_of(office, ChannelKind.MASTER), text=PLANS[language])
+    assert Mission.objects.filter(parent=plan.mission, source=MissionSource.SYNTHESIS).exists()
+    owner.is_staff = owner.is_superuser = True
+    owner.save()
+    client = Client()
+    client.force_login(owner)
+    listed = client.get("/admin/missions/mission/", HTTP_ACCEPT_LANGUAGE=language)
+    shown = listed.content.decode().replace("&#x27;", "'")
+    assert listed.status_code == 200
+    assert f"#1a {TITLES[language]}" in shown
+    i = shown.find("Your colleagues")
+    assert i < 0, shown[i - 300 : i + 100]
