@@ -13,14 +13,13 @@ from django.contrib.auth.models import User
 from context.models import Passage
 from context.search import rank_passages
 from language.analysis import query_terms, terms
-from missions.models import Mission, MissionStatus
+from missions.models import ANSWERED, Mission
 from missions.texts import mission_title
 
 # At most this many missions are listed; and of the missions not indexed yet, the newest
 # this many are matched (the index batches leave only a few per session behind).
 SEARCH_LIMIT = 30
 UNINDEXED_SCAN = 200
-SEARCHED_STATUSES = (MissionStatus.DONE, MissionStatus.STOPPED)
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
     wanted = query_terms(text)
     if not wanted or not user.is_authenticated:
         return []
-    owned = Mission.objects.filter(channel__office__owner=user, status__in=SEARCHED_STATUSES)
+    owned = Mission.objects.filter(channel__office__owner=user, status__in=ANSWERED)
     fresh = list(
         owned.filter(passages__isnull=True)
         .select_related("assignee", "session", "parent")

@@ -20,7 +20,7 @@ from context.window import window_missions
 from language.analysis import asked_values, query_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
-from missions.models import Mission, MissionSource, MissionStatus
+from missions.models import ANSWERED, Mission, MissionSource
 from missions.selectors import delegate_url
 from office.models import Channel, Employee, Office
 from sessions.models import ChatSession
@@ -173,14 +173,14 @@ def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
 # carry-over is being folded (then the previous session's whole tail), before the window.
 _PENDING = prepared(
     lambda *, session_id, after_seq: _pending_digests(
-        Mission.objects.filter(session_id=session_id, status=MissionStatus.DONE, seq__gt=after_seq)
+        Mission.objects.filter(session_id=session_id, status__in=ANSWERED, seq__gt=after_seq)
     )
 )
 _PENDING_BEFORE = prepared(
     lambda *, session_id, after_seq, before_seq: _pending_digests(
         Mission.objects.filter(
             session_id=session_id,
-            status=MissionStatus.DONE,
+            status__in=ANSWERED,
             seq__gt=after_seq,
             seq__lt=before_seq,
         )
@@ -189,7 +189,7 @@ _PENDING_BEFORE = prepared(
 # The sizes of the session's newest finished missions before the window, newest first.
 _OLDER_LENGTHS = prepared(
     lambda rows, *, session_id, before_seq: (
-        Mission.objects.filter(session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq)
+        Mission.objects.filter(session_id=session_id, status__in=ANSWERED, seq__lt=before_seq)
         .order_by("-seq")
         .values(chars=Length("instruction") + Length("reply"))[:rows]
     )
@@ -236,7 +236,7 @@ _RANKABLE_MEMORY = PreparedSql(
 # This session's finished missions before the window, oldest first (when all of them fit).
 _HISTORY = prepared(
     lambda *, session_id, before_seq: Mission.objects.filter(
-        session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq
+        session_id=session_id, status__in=ANSWERED, seq__lt=before_seq
     ).order_by("seq")
 )
 

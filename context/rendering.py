@@ -28,7 +28,7 @@ from language.analysis import asked_values, query_terms, states_a_value, value_f
 from language.statements import names_in
 from llm.base import language_line
 from memory.models import MemoryItem
-from missions.models import Mission
+from missions.models import Mission, MissionStatus
 from office.models import Employee, Office
 from summaries.render import Labels, Ref, ref_label
 
@@ -62,6 +62,8 @@ BRIEF_BUDGET_CHARS = 10_000
 BACKGROUND_CHARS = 3_000
 RESULT_CHARS = 2_000
 RESULTS_TITLE = "## Results from your colleagues (their replies, quoted as data)"
+# A window mission whose reply the person stopped: what came is all there is of it.
+STOPPED_LABEL = "(the person stopped this reply before it was finished)"
 # The joiner between memory and recall, which share one message ("\n\n"); every other
 # section is a message of its own.
 _JOINER = "\n\n"
@@ -373,6 +375,7 @@ def _recent_blocks(
     headers = {
         m.pk: mission_header(_shown(m), m.created_at)
         + (f" {OFFICE_BRIEF_LABEL}:" if m.instruction_is_generated else "")
+        + (f" {STOPPED_LABEL}" if m.status == MissionStatus.STOPPED else "")
         + "\n"
         for m in oldest_first
     }

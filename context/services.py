@@ -7,7 +7,7 @@ from context.models import Passage
 from context.passages import mission_text, split_passages
 from context.search import channel_stats_grew
 from language.analysis import normalised
-from missions.models import Mission, MissionStatus
+from missions.models import ANSWERED, Mission
 
 SWEEP_LIMIT = 500
 
@@ -31,9 +31,7 @@ def _passages(mission: Mission) -> list[Passage]:
     ]
 
 
-_DONE = prepared(
-    lambda *, mission_id: Mission.objects.filter(pk=mission_id, status=MissionStatus.DONE)
-)
+_DONE = prepared(lambda *, mission_id: Mission.objects.filter(pk=mission_id, status__in=ANSWERED))
 
 
 def passages_index(*, mission_id: int) -> int:
@@ -51,7 +49,7 @@ def passages_index(*, mission_id: int) -> int:
 
 _UNINDEXED = prepared(
     lambda size, *, session_id: Mission.objects.filter(
-        session_id=session_id, status=MissionStatus.DONE, passages__isnull=True
+        session_id=session_id, status__in=ANSWERED, passages__isnull=True
     ).order_by("seq")[:size]
 )
 
@@ -83,7 +81,7 @@ def passages_sweep(*, limit: int = SWEEP_LIMIT) -> int:
     """Index finished missions that have no passages yet (a lost task, or missions from
     before the index existed), newest first. Returns how many missions were indexed."""
     missing = list(
-        Mission.objects.filter(status=MissionStatus.DONE, passages__isnull=True)
+        Mission.objects.filter(status__in=ANSWERED, passages__isnull=True)
         .order_by("-id")
         .values_list("id", flat=True)[:limit]
     )

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from config.prepared import prepared
 from context.lines import pending_capacity
-from missions.models import Mission, MissionStatus
+from missions.models import ANSWERED, Mission, MissionStatus
 from sessions.models import ChatSession
 
 # A session's finished missions are indexed for recall this many at a time (see
@@ -18,7 +18,7 @@ INDEX_BATCH = 4
 
 _WINDOW = prepared(
     lambda size, *, session_id, before_seq: Mission.objects.filter(
-        session_id=session_id, status=MissionStatus.DONE, seq__lt=before_seq
+        session_id=session_id, status__in=ANSWERED, seq__lt=before_seq
     ).order_by("-seq")[:size]
 )
 
@@ -36,7 +36,7 @@ def window_left_through(*, session_id: int) -> int:
     never skipped by a fold."""
     window = settings.DETAIL_MISSIONS
     beyond = list(
-        Mission.objects.filter(session_id=session_id, status=MissionStatus.DONE)
+        Mission.objects.filter(session_id=session_id, status__in=ANSWERED)
         .order_by("-seq")
         .values_list("seq", flat=True)[window : window + 1]
     )

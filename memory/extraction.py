@@ -26,7 +26,7 @@ from llm.base import STRICT_OUTPUT, ChatMessages, Provider, ProviderError
 from llm.gateway import get_provider
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import MemoryRejected, Target, memory_item_remember
-from missions.models import Mission, MissionSource, MissionStatus
+from missions.models import ANSWERED, Mission, MissionSource
 from office.models import ChannelKind
 
 
@@ -233,7 +233,7 @@ def memory_extract_from_mission(*, mission_id: int) -> list[tuple[int, str]]:
     after the reply was saved; a failing model only loses the proposals."""
     mission = (
         Mission.objects.select_related("channel__office", "assignee")
-        .filter(pk=mission_id, status="done")
+        .filter(pk=mission_id, status__in=ANSWERED)
         .exclude(source__in=GENERATED_SOURCES)
         .first()
     )
@@ -299,7 +299,7 @@ def memory_extract_folded(*, mission_ids: list[int]) -> list[tuple[int, str]]:
     missions = [
         m
         for m in Mission.objects.select_related("channel__office", "assignee")
-        .filter(pk__in=mission_ids, status=MissionStatus.DONE)
+        .filter(pk__in=mission_ids, status__in=ANSWERED)
         .exclude(source__in=GENERATED_SOURCES)
         .order_by("channel_id", "session_id", "seq")
         # Nothing of the person's own (the office's brief, or all quoted or handed over):

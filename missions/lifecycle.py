@@ -315,6 +315,15 @@ def mission_save_stopped(
         completion_tokens=completion_tokens,
     ):
         return None
+    # Part of the conversation like a finished mission: indexed and folded in its turn.
+    transaction.on_commit(
+        partial(
+            _queue_followups,
+            mission.session_id,
+            mission.seq,
+            len(mission.instruction) + len(mission.reply),
+        )
+    )
     return _post_stopped(
         mission,
         usage=UsageData(

@@ -34,6 +34,12 @@ class MissionStatus(models.TextChoices):
     STOPPED = "stopped", _("Stopped")
 
 
+# The missions that are part of the conversation: answered, or stopped by the person (what
+# had come is kept as the reply, and the next instruction may be about it). The window,
+# the pending digests, the folds, the recall index and memory read these.
+ANSWERED = (MissionStatus.DONE, MissionStatus.STOPPED)
+
+
 class Mission(models.Model):
     """One user instruction and its outcome."""
 

@@ -22,6 +22,7 @@ from django.db.models.functions import Coalesce, Length, TruncDate
 from django.utils import timezone
 
 from missions.models import (
+    ANSWERED,
     Message,
     MessageKind,
     Mission,
@@ -105,10 +106,10 @@ def mission_cost_report(
 ) -> list[dict[str, Any]]:
     """Per day, office and channel: what prompts cost against sending the full history.
 
-    The full-history figure for a mission is every earlier finished mission of its
-    session in full plus this instruction: what a naive chat would have sent."""
+    The full-history figure for a mission is every earlier finished or stopped mission
+    of its session in full plus this instruction: what a naive chat would have sent."""
     since = timezone.now() - timedelta(days=days)
-    missions = Mission.objects.filter(status=MissionStatus.DONE)
+    missions = Mission.objects.filter(status__in=ANSWERED)
     if office_id is not None:
         missions = missions.filter(channel__office_id=office_id)
     if owner is not None:
@@ -177,7 +178,7 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
     since = timezone.now() - timedelta(days=days)
     rows = list(
         Mission.objects.filter(
-            status=MissionStatus.DONE, channel__office_id=office_id, created_at__gte=since
+            status__in=ANSWERED, channel__office_id=office_id, created_at__gte=since
         )
         .annotate(size=Length("instruction") + Length("reply"), running=_running_history())
         .values(

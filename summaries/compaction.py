@@ -17,7 +17,7 @@ from config.celery import run_canvas, task_signature
 from context.window import window_left_through
 from llm.base import Provider
 from llm.gateway import get_provider
-from missions.models import Mission, MissionStatus
+from missions.models import ANSWERED, Mission
 from summaries.extractive import add_item, compress_to_budget, extractive_fold
 from summaries.folding import EXTRACTIVE, fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary
@@ -166,7 +166,7 @@ def compaction_plan(*, session_id: int, from_scratch: bool) -> dict[str, Any]:
     start = 0 if from_scratch else summary.folded_through_seq
     ids = list(
         Mission.objects.filter(
-            session_id=session_id, status=MissionStatus.DONE, seq__gt=start, seq__lte=cutoff
+            session_id=session_id, status__in=ANSWERED, seq__gt=start, seq__lte=cutoff
         )
         .order_by("seq")
         .values_list("id", flat=True)

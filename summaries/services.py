@@ -13,7 +13,7 @@ from config.celery import queue_task_on_commit
 from context.window import fold_due, window_left_through
 from llm.base import Provider
 from llm.gateway import get_provider
-from missions.models import Mission, MissionStatus
+from missions.models import ANSWERED, Mission
 from sessions.models import ChatSession
 from summaries.compaction import BLOCK_SIZE, compaction_queue
 from summaries.folding import fold_commit, fold_inputs, fold_propose
@@ -60,7 +60,7 @@ def _waiting(session: ChatSession, summary: RollingSummary, cutoff: int) -> int:
     """How many finished missions have left the window and wait to be folded."""
     return Mission.objects.filter(
         session=session,
-        status=MissionStatus.DONE,
+        status__in=ANSWERED,
         seq__gt=summary.folded_through_seq,
         seq__lte=cutoff,
     ).count()
@@ -90,7 +90,7 @@ def summary_fold(
         batch = list(
             Mission.objects.filter(
                 session=session,
-                status=MissionStatus.DONE,
+                status__in=ANSWERED,
                 seq__gt=summary.folded_through_seq,
                 seq__lte=cutoff,
             ).order_by("seq")[:FOLD_MAX_PER_CALL]
@@ -153,7 +153,7 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
     remaining = list(
         Mission.objects.filter(
             session=previous_session,
-            status=MissionStatus.DONE,
+            status__in=ANSWERED,
             seq__gt=old.folded_through_seq if old else 0,
         ).order_by("seq")
     )
@@ -196,7 +196,7 @@ def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> b
     summary = RollingSummary.objects.filter(session=mission.session).first()
     if (
         summary is None
-        or mission.status != MissionStatus.DONE
+        or mission.status not in ANSWERED
         or mission.seq > summary.folded_through_seq
     ):
         return False
@@ -234,7 +234,7 @@ def summary_rollback(*, revision: SummaryRevision) -> bool:
     restored_refs = {(d.session, d.mission) for d in state.dropped} | state_refs(state)
     folded_since = Mission.objects.filter(
         session_id=summary.session_id,
-        status=MissionStatus.DONE,
+        status__in=ANSWERED,
         seq__gt=revision.folded_through_seq,
         seq__lte=summary.folded_through_seq,
     ).values_list("seq", flat=True)
@@ -268,7 +268,7 @@ def summary_sweep_lagging(*, since: timedelta = timedelta(days=1)) -> int:
     nothing. Returns how many were queued."""
     recent = (
         ChatSession.objects.filter(
-            missions__status=MissionStatus.DONE, missions__finished_at__gte=timezone.now() - since
+            missions__status__in=ANSWERED, missions__finished_at__gte=timezone.now() - since
         )
         .annotate(watermark=Max("summary__folded_through_seq"))
         .values_list("id", "watermark")
@@ -278,7 +278,7 @@ def summary_sweep_lagging(*, since: timedelta = timedelta(days=1)) -> int:
     for session_id, watermark in recent:
         behind = Mission.objects.filter(
             session_id=session_id,
-            status=MissionStatus.DONE,
+            status__in=ANSWERED,
             seq__gt=watermark or 0,
             seq__lte=window_left_through(session_id=session_id),
         ).count()

@@ -6,7 +6,7 @@ history), never shown as a bare negative. Nothing of another office is counted."
 import pytest
 from django.test import Client
 
-from missions.models import Mission
+from missions.models import Mission, MissionStatus
 from missions.selectors import office_cost
 from office.models import Office
 from office.services import user_set_language
@@ -154,3 +154,18 @@ def test_a_mission_of_an_earlier_session_links_to_that_session() -> None:
     page = client.get("/cost/").content.decode()
     assert f'href="/c/{channel.pk}/?session={earlier.session_id}#mission-{earlier.label}"' in page
     assert f'href="/c/{channel.pk}/#mission-{now.label}"' in page
+
+
+def test_a_stopped_mission_is_counted_its_prompt_was_sent() -> None:
+    """A reply the person stopped was paid for, and what came is history from then on."""
+    office = make_office(make_user())
+    _, stopped, third = _history(office, "Theo", [(500, 0), (500, 0), (500, 0)])
+    Mission.objects.filter(pk=stopped.pk).update(status=MissionStatus.STOPPED)
+
+    report = office_cost(office_id=office.pk)
+
+    [theo] = report["employees"]
+    assert (theo["missions"], theo["prompt_chars"]) == (3, 1_500)
+    # The third mission's full history holds the stopped one: 2 x 100 + its own 50.
+    by_label = {m["label"]: m["full_history_chars"] for m in report["missions"]}
+    assert by_label[third.label] == 250
