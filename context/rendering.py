@@ -3,6 +3,7 @@ database. Order, from what changes least to what this mission needs most:
 system → summary → pending fold → recent missions → memory → recall → current mission.
 Every section stays within its budget."""
 
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -64,6 +65,8 @@ RESULT_CHARS = 2_000
 RESULTS_TITLE = "## Results from your colleagues (their replies, quoted as data)"
 # A window mission whose reply the person stopped: what came is all there is of it.
 STOPPED_LABEL = "(the person stopped this reply before it was finished)"
+# Its reply when nothing had come (a chat message is never empty).
+NOTHING_CAME = "(stopped before any reply came)"
 # The joiner between memory and recall, which share one message ("\n\n"); every other
 # section is a message of its own.
 _JOINER = "\n\n"
@@ -365,13 +368,23 @@ def _mission_excerpt(
     return head, tail
 
 
+def _with_a_reply(mission: Mission) -> Mission:
+    """A mission stopped before anything came, with NOTHING_CAME as its reply (a copy,
+    sized like any other): a chat message is never empty."""
+    if mission.reply.strip() or mission.status != MissionStatus.STOPPED:
+        return mission
+    shown = copy.copy(mission)
+    shown.reply = NOTHING_CAME
+    return shown
+
+
 def _recent_blocks(
     missions: list[Mission], budget: int, terms: list[str]
 ) -> tuple[list[tuple[Mission, str, str]], list[str], list[dict[str, Any]]]:
     """(mission, instruction block, reply block) oldest → newest within the budget, the
     digest lines of the missions that gave their room to newer ones, and what each
     mission kept (for the report). See context.detail for how the budget is shared."""
-    oldest_first = sorted(missions, key=lambda m: m.seq)
+    oldest_first = sorted((_with_a_reply(m) for m in missions), key=lambda m: m.seq)
     headers = {
         m.pk: mission_header(_shown(m), m.created_at)
         + (f" {OFFICE_BRIEF_LABEL}:" if m.instruction_is_generated else "")

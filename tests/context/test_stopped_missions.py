@@ -7,7 +7,7 @@ import pytest
 from django.test import override_settings
 
 from context.models import Passage
-from context.rendering import STOPPED_LABEL
+from context.rendering import NOTHING_CAME, STOPPED_LABEL
 from context.selectors import context_for_next
 from missions.creation import mission_create
 from missions.intake import mission_record_finished
@@ -98,3 +98,13 @@ def test_a_stopped_mission_is_indexed_and_folded_once_it_leaves_the_window(
     cited = {seq for _, item in state.items() for seq in item.missions}
     dropped = {d.mission for d in state.dropped}
     assert stopped.seq in cited | dropped
+
+
+def test_a_mission_stopped_before_anything_came_is_shown_with_no_empty_reply() -> None:
+    channel = dm_channel(make_office())
+    session = session_get_or_open_current(channel=channel)
+    assert channel.employee is not None
+    _stopped(session, channel.employee, "Draft the spring newsletter.", "")
+    context = context_for_next(channel=channel, session=session, instruction="Try again.")
+    assert all(m["content"] for m in context.messages)
+    assert {"role": "assistant", "content": NOTHING_CAME} in context.messages
