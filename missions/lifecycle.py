@@ -146,16 +146,7 @@ def mission_complete(
     if not mission.instruction_is_generated and extract_at_once(mission.instruction):
         # Said to be kept: remembered now. The rest is extracted with its fold.
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
-    # Read once committed: the checks then see this mission among the finished ones,
-    # and the read does not hold the write lock.
-    transaction.on_commit(
-        partial(
-            _queue_followups,
-            mission.session_id,
-            mission.seq,
-            len(mission.instruction) + len(mission.reply),
-        )
-    )
+    _followups_on_commit(mission)
     return message
 
 
@@ -165,6 +156,19 @@ def _reply_payload(mission: Mission) -> dict[str, Any]:
     if mission.regenerations:
         return {"seq": mission.seq, "label": mission.label, "attempt": mission.regenerations + 1}
     return {"seq": mission.seq, "label": mission.label}
+
+
+def _followups_on_commit(mission: Mission) -> None:
+    """Queue the recall index and the fold once committed: the checks then see this
+    mission among the finished ones, and the read does not hold the write lock."""
+    transaction.on_commit(
+        partial(
+            _queue_followups,
+            mission.session_id,
+            mission.seq,
+            len(mission.instruction) + len(mission.reply),
+        )
+    )
 
 
 def _queue_followups(session_id: int, seq: int, chars: int) -> None:
@@ -316,14 +320,7 @@ def mission_save_stopped(
     ):
         return None
     # Part of the conversation like a finished mission: indexed and folded in its turn.
-    transaction.on_commit(
-        partial(
-            _queue_followups,
-            mission.session_id,
-            mission.seq,
-            len(mission.instruction) + len(mission.reply),
-        )
-    )
+    _followups_on_commit(mission)
     return _post_stopped(
         mission,
         usage=UsageData(

@@ -108,3 +108,18 @@ def test_a_mission_stopped_before_anything_came_is_shown_with_no_empty_reply() -
     context = context_for_next(channel=channel, session=session, instruction="Try again.")
     assert all(m["content"] for m in context.messages)
     assert {"role": "assistant", "content": NOTHING_CAME} in context.messages
+
+
+def test_stopping_queues_the_index_as_finishing_does() -> None:
+    channel = dm_channel(make_office())
+    session = session_get_or_open_current(channel=channel)
+    assert channel.employee is not None
+    for n in range(3):
+        mission_record_finished(
+            session=session, assignee=channel.employee, instruction=f"Note {n}", reply="Noted."
+        )
+    assert not Passage.objects.filter(session=session).exists()  # a batch is four
+    stopped = _stopped(session, channel.employee, *TEXTS["ko"][:2])
+    assert stopped.seq == 4
+    indexed = set(Passage.objects.filter(session=session).values_list("seq", flat=True))
+    assert indexed == {1, 2, 3, 4}
