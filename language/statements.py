@@ -7,6 +7,7 @@ so a contradiction means the same thing everywhere."""
 import math
 import re
 
+from language.material import before_set_apart_block, introduces_material, reported_speech
 from language.values import MONTH_NAMES, values_in
 
 _MONTHS = [
@@ -450,13 +451,20 @@ def content_words(text: str) -> list[str]:
     return words
 
 
+# How long a rule holds, not what it is about: two rules that both say "always" share
+# no topic ("Always use Stripe for payments", "Always send reports in French").
+_STANDING_WORDS = frozenset(["always", "never", "ever", "forever", "whenever"])
+
+
 def topic_words(text: str) -> set[str]:
     """The words naming what a statement is about: no values (numbers, dates, proper
     names), no decision or reversal vocabulary, no Korean particles."""
     words: set[str] = set()
     for position, word in enumerate(_WORD.findall(text)):
         lowered = word.lower()
-        if lowered in _FILLER or lowered in _MONTHS or any(ch.isdigit() for ch in word):
+        if lowered in _FILLER or lowered in _STANDING_WORDS:
+            continue
+        if lowered in _MONTHS or any(ch.isdigit() for ch in word):
             continue
         foreign = re.match(r"^([a-z0-9_]+)[가-힣]+$", lowered)
         if foreign:  # "Hetzner로": a name with a particle, a value
@@ -1049,9 +1057,9 @@ def _request_part(sentence: str) -> str:
     return re.split(r"[:：\n]|\s[-–—]+\s", sentence, maxsplit=1)[0]
 
 
-def _asks_about_material(request: str) -> bool:
+def _asks_about_material(request: str, rest: str = "") -> bool:
     request = request.strip()
-    if _MATERIAL_INTRO.search(request):
+    if _MATERIAL_INTRO.search(request) or introduces_material(request, rest):
         return True
     return bool(_MATERIAL_REQUEST.search(request)) and not _STANDING_MARKER.search(request)
 
@@ -1073,12 +1081,14 @@ def own_words(text: str) -> str:
     corrected ("Translate this e-mail: Always send …", "Fix the typos in: we decided …"
     teach nothing). "Always translate e-mails into Korean" is their own rule, and stays."""
     text = _QUOTED_SPAN.sub("“…”", _BLOCK_QUOTE.sub("", _FENCED.sub(" ", text)))
-    text = _without_pasted_mail(text)
+    text = before_set_apart_block(_without_pasted_mail(text))
     sentences = split_sentences(text)
     kept: list[str] = []
     for index, sentence in enumerate(sentences):
+        if reported_speech(sentence):
+            continue  # "The agency says …", "대행사가 … 보내 달래요": not theirs to state
         request = _request_part(sentence)
-        if not _asks_about_material(request):
+        if not _asks_about_material(request, sentence[len(request) :]):
             kept.append(sentence)
             continue
         if index == len(sentences) - 1 and _REFERS_BACK.search(request):

@@ -14,14 +14,16 @@ import re
 from django.conf import settings
 from pydantic import BaseModel, Field
 
-from language.analysis import terms
+from language.analysis import query_terms, terms
 from language.statements import (
     is_question,
+    names_in,
     normalize,
     own_words,
     sets_a_value,
     split_sentences,
 )
+from language.values import unsupported
 from llm.base import STRICT_OUTPUT, ChatMessages, Provider, ProviderError
 from llm.gateway import get_provider
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
@@ -121,6 +123,34 @@ def _said_by_the_person(candidate: MemoryCandidate, words: set[str]) -> bool:
     wanted = set(terms(candidate.text))
     shared = len(wanted & words)
     return shared > 0 and shared >= OWN_WORDS_SUPPORT * len(wanted)
+
+
+def _states_nothing_new(text: str, source: str) -> bool:
+    """Every number, amount, date and name of `text` stands in `source` (the verifier's
+    evidence rule): "a 50,000 USD wire to Acme" is not in "our office is in Seoul"."""
+    lowered = re.sub(r"\s+", "", source.lower())
+    return not unsupported(text, source) and all(
+        re.sub(r"\s+", "", name) in lowered for name in names_in(text)
+    )
+
+
+def source_span(*, text: str, instruction: str) -> str:
+    """The sentence of the person's own words that a candidate stands on, or "" when it
+    has none there: enough of its words (OWN_WORDS_SUPPORT) are in that sentence, and
+    every value and name it states is in what the person said. What stands only on the
+    assistant's reply, on a delegate's answer or on the material the person handed over
+    has no span: it is a model's, and never office-wide memory nor a change to what the
+    person set down (memory.services)."""
+    words = own_words(instruction)
+    wanted = set(query_terms(text))
+    if not words or not wanted or not _states_nothing_new(text, words):
+        return ""
+    best, best_shared = "", 0
+    for sentence in split_sentences(words):
+        shared = len(wanted & set(query_terms(sentence)))
+        if shared > best_shared:
+            best, best_shared = sentence, shared
+    return best if best_shared >= OWN_WORDS_SUPPORT * len(wanted) else ""
 
 
 _TRAILING = " \t.!。,;:~"
@@ -273,6 +303,13 @@ def _remember(mission: Mission, candidates: list[MemoryCandidate]) -> list[tuple
         kind = candidate.kind.strip().lower()
         if kind not in MemoryKind.values:
             continue
+        span = source_span(text=candidate.text, instruction=mission.instruction)
+        if not span and (
+            target.scope == MemoryScope.OFFICE
+            or not _states_nothing_new(candidate.text, f"{mission.instruction}\n{mission.reply}")
+        ):
+            # A model's own item: never office-wide, and never a value that no one wrote.
+            continue
         try:
             item, outcome = memory_item_remember(
                 target=target,
@@ -280,6 +317,7 @@ def _remember(mission: Mission, candidates: list[MemoryCandidate]) -> list[tuple
                 text=candidate.text,
                 origin=MemoryOrigin.EXTRACTED,
                 source_mission=mission,
+                source_span=span,
             )
         except MemoryRejected:
             continue

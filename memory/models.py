@@ -63,6 +63,10 @@ class MemoryItem(models.Model):
         verbose_name=_("source mission"),
     )
     origin = models.CharField(_("origin"), max_length=10, choices=MemoryOrigin.choices)
+    # For an item extraction took from what the person said in chat: the sentence of
+    # their own words it stands on. Empty for what a model proposed without a source
+    # there (and for items written in the panel or the admin, whose origin says who).
+    source_span = models.TextField(_("the person's words"), blank=True, default="")
     pinned = models.BooleanField(_("pinned"), default=False)
     active = models.BooleanField(_("active"), default=True)
     superseded_by = models.ForeignKey(
@@ -117,6 +121,12 @@ class MemoryItem(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.get_kind_display()}] {self.text[:60]}"
+
+    @property
+    def stated_by_person(self) -> bool:
+        """Set down by a person: written by them or an admin, or taken from their own
+        words in chat. Extraction and a model's output only propose changes to it."""
+        return self.origin in (MemoryOrigin.USER, MemoryOrigin.ADMIN) or bool(self.source_span)
 
 
 class ProposalState(models.TextChoices):

@@ -95,10 +95,17 @@ def memory_item_create(
     pinned: bool = False,
     source_mission: Mission | None = None,
     created_by: User | None = None,
+    source_span: str = "",
 ) -> MemoryItem:
     clean = memory_text_clean(text, kind)
     if pinned and origin == MemoryOrigin.EXTRACTED:
         raise MemoryRejected(gettext("Only a person pins an item; extraction only proposes it."))
+    if origin == MemoryOrigin.EXTRACTED and target.scope == MemoryScope.OFFICE and not source_span:
+        # What every employee of the office will read stands on what the person said,
+        # never on a model's word alone (an invented wire, a delegate's guess).
+        raise MemoryRejected(
+            gettext("Office-wide memory needs a source in the person's own words.")
+        )
     return MemoryItem.objects.create(
         office=target.office,
         scope=target.scope,
@@ -108,6 +115,7 @@ def memory_item_create(
         text=clean,
         terms=normalised(clean),
         origin=origin,
+        source_span=" ".join(source_span.split())[:MAX_MEMORY_CHARS],
         pinned=pinned,
         source_mission=source_mission,
         created_by=created_by,
@@ -157,6 +165,7 @@ def memory_item_supersede(
     origin: str = MemoryOrigin.USER,
     source_mission: Mission | None = None,
     created_by: User | None = None,
+    source_span: str = "",
 ) -> MemoryItem:
     """A new item that replaces `old`; the old one stays, retired, linked to its successor."""
     target = Target(office=old.office, scope=old.scope, employee=old.employee, channel=old.channel)
@@ -168,6 +177,7 @@ def memory_item_supersede(
         pinned=old.pinned,
         source_mission=source_mission,
         created_by=created_by,
+        source_span=source_span,
     )
     old.active = False
     old.superseded_by = new
@@ -194,19 +204,26 @@ def memory_item_remember(
     origin: str,
     source_mission: Mission | None = None,
     created_by: User | None = None,
+    source_span: str = "",
 ) -> tuple[MemoryItem, str]:
     """Store a candidate the way memory should grow: a duplicate is merged into the item
     it repeats, a contradiction supersedes the items it replaces, unless extraction would
-    replace what a person set down (their own or an admin's item, or a pinned one): then
-    a proposal waits for them. Returns the item and what happened: "created", "merged",
-    "superseded" or "proposed" (the item it would replace, unchanged)."""
+    replace what a person set down (an item they wrote, an admin wrote, or anyone pinned,
+    or one taken from their own words in chat: `source_span`): then a proposal waits for
+    them. Returns the item and what happened: "created", "merged", "superseded" or
+    "proposed" (the item it would replace, unchanged)."""
     text = memory_text_clean(text, kind)
     key = normalize(text)
     candidates = list(_same_target(target).select_for_update())
     for item in candidates:
         if normalize(item.text) == key:
+            fields = ["updated_at"]
+            if source_span and not item.source_span:
+                # The person now says what a model said before: it is theirs from now on.
+                item.source_span = " ".join(source_span.split())[:MAX_MEMORY_CHARS]
+                fields.append("source_span")
             item.updated_at = timezone.now()
-            item.save(update_fields=["updated_at"])
+            item.save(update_fields=fields)
             return item, "merged"
     replaced = [item for item in candidates if _replaces(new=text, old=item)]
     if replaced and origin == MemoryOrigin.EXTRACTED and any(map(_set_by_a_person, replaced)):
@@ -222,6 +239,7 @@ def memory_item_remember(
             origin=origin,
             source_mission=source_mission,
             created_by=created_by,
+            source_span=source_span,
         )
         for other in replaced[1:]:
             # One statement can retire several (the fact and the decision it changes).
@@ -236,11 +254,12 @@ def memory_item_remember(
         origin=origin,
         source_mission=source_mission,
         created_by=created_by,
+        source_span=source_span,
     ), "created"
 
 
 def _set_by_a_person(item: MemoryItem) -> bool:
-    return item.pinned or item.origin in (MemoryOrigin.USER, MemoryOrigin.ADMIN)
+    return item.pinned or item.stated_by_person
 
 
 def _propose(

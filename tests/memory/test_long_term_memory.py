@@ -130,7 +130,8 @@ def test_pinned_items_and_rules_sit_in_the_stable_system_section() -> None:
 
 def test_a_duplicate_merges_and_a_contradiction_supersedes_keeping_history() -> None:
     office = make_office()
-    target = memory_target(office=office, scope="office")
+    # A model's items (no source in the person's words), so one employee's memory.
+    target = memory_target(office=office, scope="employee", employee=dm_channel(office).employee)
     first, outcome = memory_item_remember(
         target=target, kind="fact", text="Our price is $49 per month", origin="extracted"
     )

@@ -1,13 +1,15 @@
 """Offline memory extraction (DESIGN.md §5): explicit patterns in the person's words, in
 Korean and English, one whole sentence at a time, so that amounts, percentages, e-mail
 addresses and URLs are not cut at their dots; questions are never remembered as facts.
-And what it remembers supersedes what it replaces, by the rule the summary uses."""
+And what it remembers replaces what it reverses, by the rule the summary uses: at once
+where the old item was a model's alone, after the person confirms where they said it
+(issue 42: tests/memory/test_provenance.py)."""
 
 import pytest
 
 from memory.extraction import pattern_candidates
-from memory.models import MemoryItem
-from memory.services import memory_item_remember, memory_target
+from memory.models import MemoryItem, MemoryProposal
+from memory.services import Target, memory_item_remember, memory_proposal_confirm, memory_target
 from missions.intake import instruction_accept
 from office.models import Office
 from tests.factories import dm_channel, make_office
@@ -17,6 +19,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _extracted(text: str) -> list[tuple[str, str]]:
     return [(c.kind, c.text) for c in pattern_candidates(text).items]
+
+
+def _models_target(office: Office) -> Target:
+    """Where a model's item without a source in the person's words may live (one
+    employee's memory, never the office's): such items are replaced at once."""
+    employee = dm_channel(office).employee
+    return memory_target(office=office, scope="employee", employee=employee)
+
+
+def _confirm_what_waits(office: Office) -> int:
+    """The person confirms every change extraction proposed to what they had said."""
+    pending = list(MemoryProposal.objects.filter(office=office, state="pending"))
+    for proposal in pending:
+        memory_proposal_confirm(proposal=proposal, user=office.owner)
+    return len(pending)
 
 
 @pytest.mark.parametrize(
@@ -145,7 +162,7 @@ def test_a_reversal_supersedes_the_item_it_replaces_across_fact_and_decision(
     old: str, new: str
 ) -> None:
     office = make_office()
-    target = memory_target(office=office, scope="office")
+    target = _models_target(office)
     first, _ = memory_item_remember(target=target, kind="fact", text=old, origin="extracted")
     unrelated, _ = memory_item_remember(
         target=target, kind="fact", text="The office dog is called Biscuit", origin="user"
@@ -165,8 +182,8 @@ def test_a_reversal_supersedes_the_item_it_replaces_across_fact_and_decision(
 
 def test_one_statement_retires_every_item_it_replaces() -> None:
     office = make_office()
-    target = memory_target(office=office, scope="office")
-    # Both extracted: a person's own items would wait for their confirmation instead
+    target = _models_target(office)
+    # Both a model's: a person's own items would wait for their confirmation instead
     # (tests/reliability/test_pasted_text.py).
     fact, _ = memory_item_remember(
         target=target, kind="fact", text="The brand color is coral", origin="extracted"
@@ -199,6 +216,9 @@ def test_moving_off_a_decided_host_retires_the_old_decision() -> None:
         text="Heads-up from Theo: we're moving the marketing site, the docs and the waitlist "
         "off Fly.io to Hetzner instead. What changes for us?",
     )
+    # Said by the person: the change waits for them, then replaces the old decision.
+    assert MemoryItem.objects.get(office=office, text__contains="on Fly.io").active
+    assert _confirm_what_waits(office) == 1
     live = list(
         MemoryItem.objects.filter(office=office, active=True).values_list("text", flat=True)
     )
@@ -229,7 +249,7 @@ def test_moving_fast_is_no_decision() -> None:
 def test_a_reversal_supersedes_whatever_memory_kind_holds_the_old_value(
     old_kind: str, old: str, new_kind: str, new: str
 ) -> None:
-    target = memory_target(office=make_office(), scope="office")
+    target = _models_target(make_office())
     first, _ = memory_item_remember(target=target, kind=old_kind, text=old, origin="extracted")
     newer, outcome = memory_item_remember(
         target=target, kind=new_kind, text=new, origin="extracted"
@@ -246,7 +266,7 @@ def test_a_reversal_supersedes_whatever_memory_kind_holds_the_old_value(
     ],
 )
 def test_a_topic_match_alone_does_not_retire_a_memory_item(old: str, new: str) -> None:
-    target = memory_target(office=make_office(), scope="office")
+    target = _models_target(make_office())
     first, _ = memory_item_remember(target=target, kind="rule", text=old, origin="user")
     _, outcome = memory_item_remember(target=target, kind="decision", text=new, origin="extracted")
     first.refresh_from_db()
@@ -338,6 +358,9 @@ def test_through_real_missions_a_reversal_retires_the_decision_it_reverses(
         channel=channel, text="Remember that the office dog is called Biscuit."
     )
     instruction_accept(channel=channel, text=reversal)
+    # Both said by the person: nothing changes until they confirm.
+    assert any(old_value in text for text in _live_memory(office))
+    assert _confirm_what_waits(office) == 1
 
     live = _live_memory(office)
     assert any(new_value in text for text in live), live

@@ -143,18 +143,22 @@ def test_a_rejected_change_leaves_the_rule_as_it_was() -> None:
     assert stranger.post(f"/api/memory/proposals/{proposal.pk}/confirm").status_code == 404
 
 
-def test_an_extracted_unpinned_item_is_still_replaced_at_once() -> None:
+def test_a_rule_taken_from_the_persons_words_is_theirs_too() -> None:
+    # Issue 42: extracted from what the person said in chat, it is protected like one
+    # they wrote in the panel; their later change is a proposal, not a silent overwrite.
     office = make_office()
     master = channel_of(office, "master")
     instruction_accept(
         channel=master, text="Always forward all invoices to billing@company.example."
     )
     first = MemoryItem.objects.get(office=office, active=True)
-    assert first.origin == MemoryOrigin.EXTRACTED
+    assert first.origin == MemoryOrigin.EXTRACTED and first.stated_by_person
     instruction_accept(channel=master, text=_persons_change("en"))
     first.refresh_from_db()
-    assert not first.active and first.superseded_by is not None
-    assert "finance@company.example" in first.superseded_by.text
+    assert first.active
+    proposal = MemoryProposal.objects.get(office=office)
+    assert list(proposal.replaces.all()) == [first]
+    assert "finance@company.example" in proposal.text
 
 
 @pytest.mark.parametrize(

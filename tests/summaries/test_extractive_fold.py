@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from llm.offline import OfflineProvider
-from memory.models import MemoryItem
+from memory.models import MemoryItem, MemoryProposal
+from memory.services import memory_proposal_confirm
 from missions.intake import instruction_accept
 from office.models import Channel
 from summaries.extractive import DIGEST_PREFIX, MAX_CITES, extractive_fold
@@ -234,6 +235,11 @@ def test_a_reversal_leaves_one_live_decision_and_retires_the_old_memory(
     assert [(d.missions, d.superseded_by) for d in retired] == [([1], [3])]
     assert f"(superseded by #3) {first.rstrip('.')}" in summary.text
 
+    # Long-term memory: both decisions are the person's own words, so the reversal waits
+    # for their confirmation (issue 42), then retires the old decision.
+    [proposal] = MemoryProposal.objects.filter(office=office, state="pending")
+    assert new in proposal.text and [old in i.text for i in proposal.replaces.all()] == [True]
+    memory_proposal_confirm(proposal=proposal, user=office.owner)
     items = MemoryItem.objects.filter(office=office)
     [active] = [i for i in items if i.active and (old in i.text or new in i.text)]
     assert new in active.text and active.kind == "decision"
