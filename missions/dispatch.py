@@ -19,6 +19,7 @@ is no mention.
 import re
 from dataclasses import dataclass, field
 
+from language.names import name_skeleton
 from missions.models import MissionSource
 from office.models import Channel, ChannelKind, Employee
 
@@ -60,20 +61,26 @@ class Route:
 
 
 def _by_name(employees: list[Employee]) -> dict[str, Employee]:
-    return {e.name.lower(): e for e in employees}
+    """Employees by how their name looks (language.names: UTS #39 skeletons), so that
+    "@Theo" spelt with Armenian letters reaches whoever "@Theo" reaches: of names that
+    look alike (hired before hiring refused them), the first hired."""
+    names: dict[str, Employee] = {}
+    for employee in sorted(employees, key=lambda e: e.pk):
+        names.setdefault(name_skeleton(employee.name), employee)
+    return names
 
 
 def resolve_mention(token: str, names: dict[str, Employee]) -> tuple[Employee | None, str]:
     """The employee an @token names (a Korean particle after the name is allowed), and
     the name as the person meant it."""
     token = token.rstrip(".-")
-    employee = names.get(token.lower())
-    if employee is not None:
-        return employee, token
-    for name in sorted(names, key=len, reverse=True):
-        rest = token[len(name) :]
-        if token.lower().startswith(name) and _HANGUL_TAIL.fullmatch(rest):
-            return names[name], token[: len(name)]
+    for end in range(len(token), 0, -1):
+        head, rest = token[:end], token[end:]
+        if rest and not _HANGUL_TAIL.fullmatch(rest):
+            continue
+        employee = names.get(name_skeleton(head))
+        if employee is not None:
+            return employee, head
     stripped = _HANGUL_TAIL.sub("", token)
     return None, stripped or token
 

@@ -1,5 +1,7 @@
+import unicodedata
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import GroupAdmin, UserAdmin
@@ -19,9 +21,11 @@ from office.forms import AdminLoginForm
 from office.models import Channel, Employee, Office
 from office.selectors import owned_by
 from office.services import (
+    NameTaken,
     channel_edit,
     employee_edit,
     employee_hire,
+    employee_name_check,
     employee_retire,
     employee_set_model,
     office_create,
@@ -220,8 +224,30 @@ class OfficeAdmin(OfficeScopedAdmin):
         )
 
 
+class EmployeeAdminForm(forms.ModelForm):
+    """The hiring form's rule on names in the admin too: none a reader cannot tell from a
+    colleague's (language.names)."""
+
+    class Meta:
+        model = Employee
+        fields = ("office", "name", "role", "persona", "model", "is_master", "is_active")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        name = cleaned.get("name")
+        office = cleaned.get("office") or (self.instance.office if self.instance.pk else None)
+        if name and office is not None:
+            name = cleaned["name"] = unicodedata.normalize("NFKC", name)
+            try:
+                employee_name_check(office=office, name=name, employee_id=self.instance.pk)
+            except NameTaken as taken:
+                self.add_error("name", str(taken))
+        return cleaned
+
+
 @admin.register(Employee)
 class EmployeeAdmin(OfficeScopedAdmin):
+    form = EmployeeAdminForm
     list_display = ("name", "role", "office", "is_master", "is_active", "model")
     list_filter = ("is_master", "is_active", OFFICE_FILTER)
     search_fields = ("name", "role", "persona", "office__name")

@@ -9,10 +9,10 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from language.names import name_skeleton
 from language.storable import BAD_TEXT, text_problem
 from office.auth import login_retry_after, throttled_message
-from office.models import PERSONA_MAX_CHARS, Employee
+from office.models import PERSONA_MAX_CHARS, Employee, Office
+from office.services import NameTaken, employee_name_check
 
 
 def storable_text(value: str) -> None:
@@ -65,13 +65,12 @@ class EmployeeForm(StorableText):
     def clean_name(self) -> str:
         # Stored as a reader will see it (fullwidth letters become plain ones).
         name: str = unicodedata.normalize("NFKC", self.cleaned_data["name"])
-        others = Employee.objects.filter(office_id=self.office_id)
-        if self.employee_id:
-            others = others.exclude(pk=self.employee_id)
-        skeleton = name_skeleton(name)
-        # Every name of the office, retired ones too: their channels and @mentions stay.
-        if any(name_skeleton(n) == skeleton for n in others.values_list("name", flat=True)):
-            raise forms.ValidationError(_("Someone in this office already has that name."))
+        try:
+            employee_name_check(
+                office=Office(pk=self.office_id), name=name, employee_id=self.employee_id
+            )
+        except NameTaken as taken:
+            raise forms.ValidationError(str(taken), code="look_alike") from None
         return name
 
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from config.prepared import prepared
+from language.names import name_skeleton
 from office.models import Channel, Employee, Office, Profile
 
 # A login's stored session while it lasts: read for every instruction a socket takes.
@@ -179,3 +180,15 @@ def channel_reader_language(*, channel_id: int) -> str:
     if row is None:
         return str(settings.LANGUAGE_CODE)
     return str(row[0] or row[1] or settings.LANGUAGE_CODE)
+
+
+def employee_look_alike(
+    *, office_id: int, name: str, exclude_id: int | None = None
+) -> Employee | None:
+    """The employee of the office whose name a reader cannot tell from `name` (UTS #39
+    skeletons: language.names), retired ones too: their channels and @mentions stay."""
+    others = Employee.objects.filter(office_id=office_id).order_by("pk")
+    if exclude_id is not None:
+        others = others.exclude(pk=exclude_id)
+    skeleton = name_skeleton(name)
+    return next((e for e in others.only("pk", "name") if name_skeleton(e.name) == skeleton), None)

@@ -7,9 +7,11 @@ from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 from django.utils import translation
 from django.utils.functional import Promise
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from office.models import Channel, ChannelKind, Employee, Office, Profile, default_language
+from office.selectors import employee_look_alike
 from sessions.services import session_open_first
 
 
@@ -88,11 +90,35 @@ def office_create(*, owner: User, name: str, language: str | None = None) -> Off
     return office
 
 
+class NameTaken(ValueError):
+    """A name a reader cannot tell from a colleague's; the message is for a person."""
+
+
+def employee_name_check(*, office: Office, name: str, employee_id: int | None = None) -> None:
+    """Refuse a name that looks like a colleague's ("Theo" spelt with Armenian letters
+    beside "Theo"): @mentions and messages meant for one would reach the other."""
+    taken = employee_look_alike(office_id=office.pk, name=name, exclude_id=employee_id)
+    if taken is None:
+        return
+    if taken.name.casefold() == name.casefold():
+        raise NameTaken(gettext("Someone in this office already has that name."))
+    raise NameTaken(
+        gettext(
+            "Someone in this office already has that name: “%(name)s” looks the same as "
+            "“%(colleague)s” on screen, and @mentions could not tell them apart. Choose "
+            "another name."
+        )
+        % {"name": name, "colleague": taken.name}
+    )
+
+
 @transaction.atomic
 def employee_hire(
     *, office: Office, name: str, role: str, persona: str, is_master: bool = False, model: str = ""
 ) -> Employee:
-    """A new employee and their 1:1 channel."""
+    """A new employee and their 1:1 channel, under a name no colleague's looks like."""
+    Office.objects.select_for_update().filter(pk=office.pk).first()  # one hire at a time
+    employee_name_check(office=office, name=name)
     employee = Employee.objects.create(
         office=office, name=name, role=role, persona=persona, is_master=is_master, model=model
     )
@@ -157,6 +183,8 @@ def office_open_for_user(*, user: User, language: str | None = None) -> Office:
 
 @transaction.atomic
 def employee_edit(*, employee: Employee, name: str, role: str, persona: str) -> Employee:
+    if name != employee.name:
+        employee_name_check(office=employee.office, name=name, employee_id=employee.pk)
     employee.name, employee.role, employee.persona = name, role, persona
     employee.save(update_fields=["name", "role", "persona"])
     Channel.objects.filter(kind=ChannelKind.DM, employee=employee).update(name=name)

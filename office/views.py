@@ -37,6 +37,7 @@ from office.forms import EmployeeForm, LoginForm, ProjectEditForm, ProjectForm, 
 from office.models import Channel, ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
 from office.services import (
+    NameTaken,
     employee_edit,
     employee_hire,
     employee_retire,
@@ -127,7 +128,11 @@ def employee_hire_view(request: HttpRequest) -> HttpResponse:
             response = _render_home(request, office, hire_form=form, status=429)
             response["Retry-After"] = str(exc.retry_after)
             return response
-        employee_hire(office=office, **form.cleaned_data)
+        try:
+            employee_hire(office=office, **form.cleaned_data)
+        except NameTaken as taken:  # a look-alike hired since the form was checked
+            form.add_error("name", str(taken))
+            return _render_home(request, office, hire_form=form, status=400)
         messages.success(
             request, _("%(name)s joined the office.") % {"name": form.cleaned_data["name"]}
         )
@@ -153,9 +158,13 @@ def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
             return redirect("office:home")
         form = EmployeeForm(request.POST, office_id=office.pk, employee_id=employee.pk)
         if form.is_valid():
-            employee_edit(employee=employee, **form.cleaned_data)
-            messages.success(request, _("%(name)s was updated.") % {"name": employee.name})
-            return redirect("office:home")
+            try:
+                employee_edit(employee=employee, **form.cleaned_data)
+            except NameTaken as taken:
+                form.add_error("name", str(taken))
+            else:
+                messages.success(request, _("%(name)s was updated.") % {"name": employee.name})
+                return redirect("office:home")
     else:
         form = EmployeeForm(
             initial={"name": employee.name, "role": employee.role, "persona": employee.persona},
