@@ -1085,14 +1085,15 @@ def own_words(text: str) -> str:
     sentences = split_sentences(text)
     kept: list[str] = []
     for index, sentence in enumerate(sentences):
-        if reported_speech(sentence):
-            continue  # "The agency says …", "대행사가 … 보내 달래요": not theirs to state
         request = _request_part(sentence)
         if not _asks_about_material(request, sentence[len(request) :]):
-            kept.append(sentence)
+            if not reported_speech(sentence):
+                # "The agency says …", "대행사가 … 보내 달래요": not theirs to state.
+                kept.append(sentence)
             continue
         if index == len(sentences) - 1 and _REFERS_BACK.search(request):
             kept = []  # "Translate the above": all before it was the material
-        kept.append(request.strip())
+        if not reported_speech(request):
+            kept.append(request.strip())
         break  # the material follows the request
     return " ".join(kept)
