@@ -150,7 +150,10 @@ class MemoryProposal(models.Model):
     text = models.TextField(_("text"))
     # The items it would retire; all of one target (scope, employee, channel).
     replaces = models.ManyToManyField(
-        MemoryItem, related_name="replacement_proposals", verbose_name=_("replaces")
+        MemoryItem,
+        through="ProposalReplaces",
+        related_name="replacement_proposals",
+        verbose_name=_("replaces"),
     )
     source_mission = models.ForeignKey(
         "missions.Mission",
@@ -190,3 +193,31 @@ class MemoryProposal(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.state}] {self.text[:60]}"
+
+
+class ProposalReplaces(models.Model):
+    """An item a proposal would retire. Its own model (the table Django made for the
+    link) so that screens listing it, such as the admin's delete page, name it in the
+    reader's language."""
+
+    proposal = models.ForeignKey(
+        MemoryProposal,
+        on_delete=models.CASCADE,
+        db_column="memoryproposal_id",
+        verbose_name=_("memory proposal"),
+    )
+    item = models.ForeignKey(
+        MemoryItem,
+        on_delete=models.CASCADE,
+        db_column="memoryitem_id",
+        verbose_name=_("memory item"),
+    )
+
+    class Meta:
+        db_table = "memory_memoryproposal_replaces"
+        verbose_name = _("item a proposal would replace")
+        verbose_name_plural = _("items proposals would replace")
+        # The table keeps the unique index Django made on (proposal, item) with it.
+
+    def __str__(self) -> str:
+        return self.item.text[:60]
