@@ -42,6 +42,11 @@ class MemoryOut(Schema):
     kind: str
     text: str
     origin: str
+    # The person's own sentence an extracted item stands on ("" for a model's item).
+    source_span: str
+    # Theirs: written by them or an admin, or taken from their words; changed only
+    # through a proposal they confirm.
+    stated_by_person: bool
     pinned: bool
     active: bool
     source_mission: int | None
@@ -104,6 +109,8 @@ def _out(item: MemoryItem) -> dict[str, Any]:
         "kind": item.kind,
         "text": item.text,
         "origin": item.origin,
+        "source_span": item.source_span,
+        "stated_by_person": item.stated_by_person,
         "pinned": item.pinned,
         "active": item.active,
         "source_mission": item.source_mission_id,

@@ -7,6 +7,7 @@ office-wide memory without a source in the person's words. English and Korean.""
 import json
 
 import pytest
+from django.test import Client
 
 from llm.gateway import set_provider_override
 from memory.extraction import memory_extract_from_mission, pattern_candidates
@@ -51,6 +52,16 @@ def test_rules_stated_in_chat_are_recorded_as_the_persons_words(language: str) -
         assert item.origin == MemoryOrigin.EXTRACTED and not item.pinned
         assert item.stated_by_person
         assert item.source_span and item.source_span in said
+
+
+def test_the_memory_panel_shows_whose_words_an_item_stands_on() -> None:
+    office, (stripe, _english) = _office_with_stated_rules("en")
+    client = Client()
+    client.force_login(office.owner)
+    shown = client.get(f"/api/memory?office={office.pk}").json()
+    [item] = [i for i in shown if i["id"] == stripe.pk]
+    assert item["stated_by_person"] is True
+    assert item["source_span"] == "Always use Stripe for payments."
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])
