@@ -325,12 +325,15 @@ def test_a_decision_stated_in_the_master_channel_reaches_the_delegates_memory(
 ) -> None:
     office = make_office()
     master = _master(office)
-    # Planted as the memory extraction leaves a master-channel decision: office scope.
+    # Planted as the memory extraction leaves a master-channel decision: office scope,
+    # standing on the person's own sentence.
+    decided = "We decided the spring campaign budget is 5 million won, no more."
     memory_item_create(
         target=memory_target(office=office, scope="office"),
         kind="decision",
-        text="We decided the spring campaign budget is 5 million won, no more.",
+        text=decided,
         origin="extracted",
+        source_span=decided,
     )
     instruction_accept(channel=master, text="@Iris split the spring campaign budget by channel")
     iris = _with(_streams(model), "split the spring campaign budget")
