@@ -96,7 +96,7 @@ class MemoryItemAdmin(OfficeScopedAdmin):
     list_select_related = ("office", "employee", "channel", "source_mission")
     raw_id_fields = ("employee", "channel", "source_mission", "superseded_by", "created_by")
     form = MemoryItemForm
-    readonly_fields = ("chain", "created_at", "updated_at", "last_used_at")
+    readonly_fields = ("chain", "source_span", "created_at", "updated_at", "last_used_at")
     # Provenance and lifecycle change only through the services (retire, supersede).
     fixed_after_creation = (
         "office",
