@@ -15,7 +15,7 @@ from django.utils import timezone
 from config.celery import queue_task_on_commit
 from config.prepared import PreparedUpdate
 from context.models import Passage
-from context.window import session_progress
+from context.progress import session_progress
 from memory.extraction import extract_at_once
 from missions.models import (
     Message,
@@ -33,6 +33,7 @@ from missions.texts import office_text
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
 from realtime.frames import ReplyDoneFrame, UsageData
+from summaries.due import fold_may_be_due
 
 REPORT_EXCERPT_CHARS = 400
 
@@ -178,7 +179,9 @@ def _queue_followups(session_id: int, seq: int, chars: int) -> None:
         return
     if progress.index_due(seq=seq, chars=chars):
         queue_task_on_commit("context.tasks.passages_index_session", session_id)
-    if progress.fold_may_be_due():
+    if fold_may_be_due(
+        mission_count=progress.mission_count, folded_through=progress.folded_through
+    ):
         queue_task_on_commit("summaries.tasks.summary_fold", session_id)
 
 

@@ -10,12 +10,13 @@ from django.db.models import Max
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
-from context.window import fold_due, window_left_through
+from context.window import window_left_through
 from llm.base import Provider
 from llm.gateway import get_provider
 from missions.models import ANSWERED, Mission
 from sessions.models import ChatSession
 from summaries.compaction import BLOCK_SIZE, compaction_queue
+from summaries.due import fold_due, fold_waiting
 from summaries.folding import fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.render import render_summary, state_refs, summary_text_budget
@@ -56,16 +57,6 @@ def summary_begin_carry_over(*, session: ChatSession) -> RollingSummary:
     return summary
 
 
-def _waiting(session: ChatSession, summary: RollingSummary, cutoff: int) -> int:
-    """How many finished missions have left the window and wait to be folded."""
-    return Mission.objects.filter(
-        session=session,
-        status__in=ANSWERED,
-        seq__gt=summary.folded_through_seq,
-        seq__lte=cutoff,
-    ).count()
-
-
 def summary_fold(
     *, session_id: int, provider: Provider | None = None, force: bool = False
 ) -> FoldOutcome:
@@ -80,7 +71,9 @@ def summary_fold(
         cutoff = window_left_through(session_id=session.pk)
         if cutoff <= summary.folded_through_seq:
             return outcome
-        waiting = _waiting(session, summary, cutoff)
+        waiting = fold_waiting(
+            session_id=session.pk, folded_through=summary.folded_through_seq, cutoff=cutoff
+        )
         if outcome.revisions == 0 and not force and waiting and not fold_due(waiting=waiting):
             return outcome
         if outcome.revisions == 0 and waiting // BLOCK_SIZE > BACKLOG_BLOCKS:
@@ -276,13 +269,7 @@ def summary_sweep_lagging(*, since: timedelta = timedelta(days=1)) -> int:
     )
     queued = 0
     for session_id, watermark in recent:
-        behind = Mission.objects.filter(
-            session_id=session_id,
-            status__in=ANSWERED,
-            seq__gt=watermark or 0,
-            seq__lte=window_left_through(session_id=session_id),
-        ).count()
-        if fold_due(waiting=behind):
+        if fold_due(waiting=fold_waiting(session_id=session_id, folded_through=watermark or 0)):
             queue_task_on_commit("summaries.tasks.summary_fold", session_id)
             queued += 1
     # A carry-over whose task was lost would leave the previous session's summary in

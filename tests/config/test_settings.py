@@ -76,7 +76,7 @@ def test_nothing_set_gives_the_embedded_default() -> None:
 def test_folds_wait_for_a_batch_of_eight_by_default() -> None:
     result = _run(
         "import django; django.setup(); from django.conf import settings as s; "
-        "from context.window import fold_due; "
+        "from summaries.due import fold_due; "
         "print(s.FOLD_BATCH, s.DETAIL_MISSIONS, fold_due(waiting=7), fold_due(waiting=8))"
     )
     assert result.returncode == 0, result.stderr
