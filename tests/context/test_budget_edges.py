@@ -106,7 +106,7 @@ def _inputs(
     )
 
 
-def _within_budget(inputs: ContextInputs, **fields: int) -> ContextInputs:
+def _within_budget(inputs: ContextInputs, **fields: Any) -> ContextInputs:
     """The same prompt within other caps (fields of context.budget.PromptBudget)."""
     return replace(inputs, budget=replace(inputs.budget, **fields))
 
