@@ -385,6 +385,20 @@ def _summary_view(*, session: ChatSession, channel: Channel) -> _SummaryView:
     return _SummaryView(shown, stored, state, dropped, labels, superseded)
 
 
+def _summary_for_prompt(view: _SummaryView, *, whole_history: bool) -> tuple[str, list[Ref]]:
+    """The summary's text as the prompt shows it (the stored text is the state rendered
+    with seqs: it is rendered again with the numbers the person sees), and every mission it
+    cites or drops. With the session's `whole_history` in the prompt in full, the summary
+    keeps only what was carried over from earlier sessions."""
+    state, dropped = view.state, view.dropped
+    if whole_history:
+        state = SummaryState.model_validate(view.stored).carried_only()
+        dropped = {(d.session, d.mission) for d in state.dropped}
+    refs = sorted(state_refs(state) | dropped, key=lambda r: (r[0] or 0, r[1]))
+    text = render_summary(state, view.labels) if whole_history or view.shown.text else ""
+    return text, refs
+
+
 def _recall_start(recent: list[Mission], window_start: int, room: int) -> int:
     """The first seq recall may not read: missions of the window that it does not show
     whole (a digest line each, or cut to fit in `room`) are recalled like missions outside
@@ -592,23 +606,16 @@ def context_load(
         office=office, employee=employee, channel=channel, instruction=instruction, terms=terms
     )
     colleagues = [e for e in _ACTIVE_EMPLOYEES(office_id=office.pk) if e.pk != employee.pk]
-    state, dropped = view.state, view.dropped
-    if older.history:
-        # This session's missions are all in the prompt in full: the summary keeps only
-        # what was carried over from earlier sessions.
-        state = SummaryState.model_validate(view.stored).carried_only()
-        dropped = {(d.session, d.mission) for d in state.dropped}
-    refs = state_refs(state) | dropped
+    summary_text, refs = _summary_for_prompt(view, whole_history=bool(older.history))
     return ContextInputs(
         office=office,
         employee=employee,
         colleagues=colleagues,
         pinned=pinned,
         session_number=session.number,
-        # The stored text is the state rendered with seqs: rendered again with labels.
-        summary_text=render_summary(state, view.labels) if older.history or view.shown.text else "",
+        summary_text=summary_text,
         summary_labels=view.labels,
-        summary_refs=sorted(refs, key=lambda r: (r[0] or 0, r[1])),
+        summary_refs=refs,
         carried_from=view.shown.carried_from_number,
         pending=older.pending,
         recent=recent,

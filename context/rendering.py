@@ -573,29 +573,17 @@ def _names_someone(line: str) -> float:
     return 1.0 if any(not n.isascii() for n in names) else 0.5
 
 
-def _ranked_lines(
+def _line_candidates(
     runs: list[list[RecalledPassage]],
+    texts: list[str],
+    spans: list[list[Unit]],
     terms: list[str],
-    budget: int,
-    session_number: int,
-    marks: Marks | None = None,
-    shown: dict[int, str] | None = None,
-    *,
-    values_wanted: frozenset[str] = frozenset(),
-) -> list[tuple[list[RecalledPassage], bool, str]]:
-    """The lines of the ranked excerpts that matter most for the instruction, within
-    `budget`: every line scored by the rare terms it holds (a term weighs by how rare it
-    is among the lines recalled), the best taken first (ties to the better-ranked
-    excerpt, then the earlier line), with the line after one too short to stand alone (a
-    question, a one-word answer); then, while room is left, the other lines of the ranked
-    excerpts, one of each in turn. A line the detail window already shows (`shown`: by
-    mission id, what the window holds of a mission it trims) is left out. With
-    `values_wanted` (the kinds of value the instruction asks for: `asked_values`), a line
-    that states a number weighs VALUE_WEIGHT more, and one that states a value of a kind
-    asked for ranks as a hit even without a term (`_line_scores`). Returns (run, whether
-    the excerpt is whole, its line) in rank order."""
-    texts = ["\n".join(p.text for p in run) for run in runs]
-    spans = [units(t) for t in texts]
+    values_wanted: frozenset[str],
+) -> list[tuple[float, int, int, int]]:
+    """Every line of the excerpts as (-score, turn, excerpt, line), best first: scored by
+    the rare terms it holds (a term weighs by how rare it is among the lines recalled, and
+    values as `_line_scores` says); among lines that score alike, one of each excerpt in
+    turn (its best first): as many distinct hits as fit, not one excerpt's every line."""
     weights = term_weights(
         terms, [t[u.start : u.end] for t, us in zip(texts, spans, strict=True) for u in us]
     )
@@ -608,73 +596,150 @@ def _ranked_lines(
         )
         for r, us in enumerate(spans)
     ]
-    # Among lines that score alike, one of each excerpt in turn (its best first): as many
-    # distinct hits as fit, not one excerpt's every line.
     turn: dict[tuple[int, int], int] = {}
     for r, row in enumerate(scores):
         for k, i in enumerate(sorted(range(len(row)), key=lambda i: (-row[i], i))):
             turn[(r, i)] = k
-    candidates = sorted(
+    return sorted(
         (-scores[r][i], turn[(r, i)], r, i) for r, row in enumerate(scores) for i in range(len(row))
     )
-    headers = []
-    for run, text in zip(runs, texts, strict=True):
-        first = run[0]
-        other = first.session_number if first.session_number != session_number else None
-        mark = marks(first, text) if marks else ""
-        header = " ".join(x for x in (mission_header(first.shown, first.at, other), mark) if x)
-        headers.append((header + " " + _whose(first)).rstrip())
+
+
+def _excerpt_header(
+    run: list[RecalledPassage], text: str, session_number: int, marks: Marks | None
+) -> str:
+    """An excerpt's header: its mission (and session, when another), a mark when what it
+    states was superseded, and whose words it quotes."""
+    first = run[0]
+    other = first.session_number if first.session_number != session_number else None
+    mark = marks(first, text) if marks else ""
+    header = " ".join(x for x in (mission_header(first.shown, first.at, other), mark) if x)
+    return (header + " " + _whose(first)).rstrip()
+
+
+class _RecallLines:
+    """The lines of the ranked excerpts taken so far within `budget`: each excerpt grows
+    line by line (a gap left out stands as a marker), and what it costs is counted as it
+    grows, never by rendering each trial."""
+
+    def __init__(
+        self,
+        runs: list[list[RecalledPassage]],
+        texts: list[str],
+        spans: list[list[Unit]],
+        headers: list[str],
+        in_window: set[tuple[int, int]],
+        budget: int,
+    ) -> None:
+        self.runs, self.texts, self.spans, self.headers = runs, texts, spans, headers
+        self.in_window, self.budget = in_window, budget
+        self.built: dict[int, Growing] = {}
+        self.growing: dict[int, Growing] = {}
+        self.kept: list[set[int]] = [set() for _ in runs]
+        # A line costs at least its own chars less the marker it replaces (a marker is
+        # never longer than the one for the whole excerpt, quoted): lines that cannot fit
+        # whatever their neighbours are refused without measuring.
+        self.longest = [len(gap_marker("", len(t), 2)) + 1 for t in texts]
+        self.used = 0
+
+    def take(self, r: int, i: int) -> bool:
+        """Add line `i` of excerpt `r` if it fits (and the window does not show it)."""
+        if (r, i) in self.in_window:
+            return False
+        span = self.spans[r][i]
+        # "- {header} " and the quotes around the excerpt, and its line's joiner.
+        frame = len(self.headers[r]) + 4
+        least = span.end - span.start + (frame if not self.kept[r] else -self.longest[r])
+        if self.used + least > self.budget:
+            return False
+        if r not in self.built:
+            self.built[r] = Growing(self.texts[r], self.spans[r], "", quoted=True)
+        grow = self.built[r]
+        old = (grow.length() + frame) if grow.kept else 0
+        cost = grow.length_with(i) + frame - old
+        if self.used + cost > self.budget:
+            return False
+        grow.add(i)
+        self.kept[r].add(i)
+        self.growing[r] = grow
+        self.used += cost
+        return True
+
+    def fill_gaps(self) -> None:
+        """Line by line, each line of a gap can cost more than the room left (the marker
+        stays, standing for the rest) while the whole gap, its marker gone, fits: fill
+        gaps whole."""
+        for r in sorted(self.growing):
+            grow = self.growing[r]
+            for start, end in grow.gaps():
+                if any((r, i) in self.in_window for i in range(start, end + 1)):
+                    continue
+                cost = grow.length_filled(start, end) - grow.length()
+                if self.used + cost <= self.budget:
+                    grow.fill(start, end)
+                    self.kept[r].update(range(start, end + 1))
+                    self.used += cost
+
+    def lines(self) -> list[tuple[list[RecalledPassage], bool, str]]:
+        """(run, whether the excerpt is whole, its line), in the order the excerpts
+        ranked."""
+        return [
+            (
+                self.runs[r],
+                len(self.growing[r].kept) + sum(1 for x, _ in self.in_window if x == r)
+                == len(self.spans[r]),
+                f"- {self.headers[r]} {_quote(self.growing[r].render())}",
+            )
+            for r in sorted(self.growing)
+        ]
+
+
+def _ranked_lines(
+    runs: list[list[RecalledPassage]],
+    terms: list[str],
+    budget: int,
+    session_number: int,
+    marks: Marks | None = None,
+    shown: dict[int, str] | None = None,
+    *,
+    values_wanted: frozenset[str] = frozenset(),
+) -> list[tuple[list[RecalledPassage], bool, str]]:
+    """The lines of the ranked excerpts that matter most for the instruction, within
+    `budget`: the best lines taken first (`_line_candidates`), with the line after one too
+    short to stand alone (a question, a one-word answer); then, while room is left, the
+    other lines of the ranked excerpts, one of each in turn. A line the detail window
+    already shows (`shown`: by mission id, what the window holds of a mission it trims) is
+    left out. With `values_wanted` (the kinds of value the instruction asks for:
+    `asked_values`), a line that states a number weighs VALUE_WEIGHT more, and one that
+    states a value of a kind asked for ranks as a hit even without a term (`_line_scores`).
+    Returns (run, whether the excerpt is whole, its line) in rank order."""
+    texts = ["\n".join(p.text for p in run) for run in runs]
+    spans = [units(t) for t in texts]
+    candidates = _line_candidates(runs, texts, spans, terms, values_wanted)
+    shown = shown or {}
     in_window = {
         (r, i)
         for r, run in enumerate(runs)
-        if run[0].mission_id in (shown or {})
+        if run[0].mission_id in shown
         for i, u in enumerate(spans[r])
-        if _in_window(texts[r][u.start : u.end], (shown or {})[run[0].mission_id])
+        if _in_window(texts[r][u.start : u.end], shown[run[0].mission_id])
     }
-    growing: dict[int, Growing] = {}
-    built: dict[int, Growing] = {}
-    kept: list[set[int]] = [set() for _ in runs]
-    # A line costs at least its own chars less the marker it replaces (a marker is never
-    # longer than the one for the whole excerpt, quoted): lines that cannot fit whatever
-    # their neighbours are refused without measuring.
-    longest = [len(gap_marker("", len(t), 2)) + 1 for t in texts]
-    used = 0
-
-    def take(r: int, i: int) -> bool:
-        nonlocal used
-        if (r, i) in in_window:
-            return False
-        span = spans[r][i]
-        # "- {header} " and the quotes around the excerpt, and its line's joiner.
-        frame = len(headers[r]) + 4
-        least = span.end - span.start + (frame if not kept[r] else -longest[r])
-        if used + least > budget:
-            return False
-        if r not in built:
-            built[r] = Growing(texts[r], spans[r], "", quoted=True)
-        grow = built[r]
-        old = (grow._length(grow.body, grow.kept[-1]) + frame) if grow.kept else 0
-        cost = grow.length_with(i) + frame - old
-        if used + cost > budget:
-            return False
-        grow.add(i)
-        kept[r].add(i)
-        growing[r] = grow
-        used += cost
-        return True
-
+    headers = [
+        _excerpt_header(run, text, session_number, marks)
+        for run, text in zip(runs, texts, strict=True)
+    ]
+    picked = _RecallLines(runs, texts, spans, headers, in_window, budget)
     for negative, _, r, i in candidates:
-        if i in kept[r] or not take(r, i):
+        if i in picked.kept[r] or not picked.take(r, i):
             continue
         if negative >= 0:
             # What the hits leave goes to the rest of the ranked excerpts, one line of each
             # in turn (DESIGN §3: the room the sections before recall leave is recall's).
             continue
         piece = texts[r][spans[r][i].start : spans[r][i].end].strip()
-        if (len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))) and i + 1 < len(
-            spans[r]
-        ):
-            take(r, i + 1)
+        short = len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))
+        if short and i + 1 < len(spans[r]):
+            picked.take(r, i + 1)
     # A line refused while the gap beside it still cost a marker may fit now that its
     # neighbours are in (a marker can be longer than the line it stands for); each line
     # taken can make room for another, so until none is.
@@ -682,30 +747,10 @@ def _ranked_lines(
     while added:
         added = False
         for _, _, r, i in candidates:
-            if i not in kept[r] and take(r, i):
+            if i not in picked.kept[r] and picked.take(r, i):
                 added = True
-    # Line by line, each line of a gap can cost more than the room left (the marker stays,
-    # standing for the rest) while the whole gap, its marker gone, fits: fill gaps whole.
-    for r in sorted(growing):
-        grow = growing[r]
-        for start, end in grow.gaps():
-            if any((r, i) in in_window for i in range(start, end + 1)):
-                continue
-            current = grow._length(grow.body, grow.kept[-1])
-            cost = grow.length_filled(start, end) - current
-            if used + cost <= budget:
-                grow.fill(start, end)
-                kept[r].update(range(start, end + 1))
-                used += cost
-    # In the order the excerpts ranked; the second item says whether the excerpt is whole.
-    return [
-        (
-            runs[r],
-            len(growing[r].kept) + sum(1 for x, _ in in_window if x == r) == len(spans[r]),
-            f"- {headers[r]} {_quote(growing[r].render())}",
-        )
-        for r in sorted(growing)
-    ]
+    picked.fill_gaps()
+    return picked.lines()
 
 
 def _relevant_part(
@@ -745,6 +790,78 @@ def _relevant_part(
     return ""
 
 
+@dataclass
+class _Cited:
+    """The missions a recall section quotes, in the order they first appear: this
+    session's seqs and their labels, and every mission's id and reference."""
+
+    session_number: int
+    seqs: list[int] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    ids: list[int] = field(default_factory=list)
+    refs: list[str] = field(default_factory=list)
+
+    def add(self, first: RecalledPassage) -> None:
+        other = first.session_number if first.session_number != self.session_number else None
+        if other is None and first.seq not in self.seqs:
+            self.seqs.append(first.seq)
+            self.labels.append(first.shown)
+        if first.mission_id not in self.ids:
+            self.ids.append(first.mission_id)
+            self.refs.append(ref_label(other, first.seq, {(other, first.seq): first.shown}))
+
+
+def _fitted_excerpt(
+    run: list[RecalledPassage], text: str, room: int, terms: list[str], values: frozenset[str]
+) -> str:
+    """The excerpt quoted within `room`: what of it matters for the instruction, if
+    anything does; else its head and tail. The original is cut, not its quoting: escapes
+    make it longer."""
+    cut = _relevant_part(run, text, room, terms, values) or text
+    quoted = _quote(cut)
+    while len(quoted) > room and cut:
+        cut = trim_middle(cut, len(cut) - (len(quoted) - room), label="excerpt")
+        quoted = _quote(cut)
+    return quoted
+
+
+def _whole_excerpt_lines(
+    passages: list[RecalledPassage],
+    *,
+    room: int,
+    session_number: int,
+    terms: list[str],
+    marks: Marks | None,
+    values_wanted: frozenset[str],
+    cited: _Cited,
+) -> tuple[list[str], bool]:
+    """The lines of `passages` as whole excerpts within `room` (one that does not fit is
+    cut to what matters), and whether any was cut or left out."""
+    lines: list[str] = []
+    used = 0
+    trimmed = False
+    for run in _excerpts(passages):
+        first = run[0]
+        other = first.session_number if first.session_number != session_number else None
+        text = "\n".join(p.text for p in run)
+        mark = marks(first, text) if marks else ""
+        header = " ".join(x for x in (mission_header(first.shown, first.at, other), mark) if x)
+        # What the quoted excerpt may take: the line is "- {header} {quoted}", after a
+        # newline.
+        left = room - used - 1 - len(header) - 3
+        if left < RECALL_MIN_EXCERPT:
+            return lines, True
+        quoted = _quote(text)
+        if len(quoted) > left:
+            quoted = _fitted_excerpt(run, text, left, terms, values_wanted)
+            trimmed = True
+        line = f"- {header} {quoted}"
+        lines.append(line)
+        used += 1 + len(line)
+        cited.add(first)
+    return lines, trimmed
+
+
 def _recall_section(
     passages: list[RecalledPassage],
     *,
@@ -772,49 +889,18 @@ def _recall_section(
     ranked = ranked or []
     if not (passages or ranked) or budget <= 0:
         return Section("recall", "", max(budget, 0))
-    title = RECALL_TITLE
-    lines, used = [title], len(title)
-    seqs: list[int] = []
-    seq_labels: list[str] = []
-    ids: list[int] = []
-    refs: list[str] = []
-    trimmed = False
-
-    def shown(first: RecalledPassage) -> None:
-        other = first.session_number if first.session_number != session_number else None
-        if other is None and first.seq not in seqs:
-            seqs.append(first.seq)
-            seq_labels.append(first.shown)
-        if first.mission_id not in ids:
-            ids.append(first.mission_id)
-            refs.append(ref_label(other, first.seq, {(other, first.seq): first.shown}))
-
-    for run in _excerpts(passages):
-        first = run[0]
-        other = first.session_number if first.session_number != session_number else None
-        text = "\n".join(p.text for p in run)
-        mark = marks(first, text) if marks else ""
-        header = " ".join(x for x in (mission_header(first.shown, first.at, other), mark) if x)
-        # What the quoted excerpt may take: the line is "- {header} {quoted}", after a
-        # newline.
-        room = budget - used - 1 - len(header) - 3
-        if room < RECALL_MIN_EXCERPT:
-            trimmed = True
-            break
-        quoted = _quote(text)
-        if len(quoted) > room:
-            # What of it matters for the instruction, if anything does; else its head
-            # and tail. Cut the original, not its quoting: escapes make it longer.
-            cut = _relevant_part(run, text, room, terms or [], values_wanted) or text
-            quoted = _quote(cut)
-            while len(quoted) > room and cut:
-                cut = trim_middle(cut, len(cut) - (len(quoted) - room), label="excerpt")
-                quoted = _quote(cut)
-            trimmed = True
-        line = f"- {header} {quoted}"
-        lines.append(line)
-        used += 1 + len(line)
-        shown(first)
+    cited = _Cited(session_number)
+    whole_lines, trimmed = _whole_excerpt_lines(
+        passages,
+        room=budget - len(RECALL_TITLE),
+        session_number=session_number,
+        terms=terms or [],
+        marks=marks,
+        values_wanted=values_wanted,
+        cited=cited,
+    )
+    lines = [RECALL_TITLE, *whole_lines]
+    used = sum(len(line) for line in lines) + len(lines) - 1
     whole = {(p.mission_id, p.position) for p in passages}
     ranked = [p for p in ranked if (p.mission_id, p.position) not in whole]
     if ranked:
@@ -830,8 +916,7 @@ def _recall_section(
         )
         for run, whole_excerpt, line in taken:
             lines.append(line)
-            used += 1 + len(line)
-            shown(run[0])
+            cited.add(run[0])
             trimmed = trimmed or not whole_excerpt
         trimmed = trimmed or len(taken) < len(runs)
     if len(lines) == 1:
@@ -840,10 +925,10 @@ def _recall_section(
         "recall",
         "\n".join(lines),
         budget,
-        mission_seqs=seqs,
-        mission_labels=seq_labels,
-        mission_ids=ids,
-        mission_refs=refs,
+        mission_seqs=cited.seqs,
+        mission_labels=cited.labels,
+        mission_ids=cited.ids,
+        mission_refs=cited.refs,
         trimmed=trimmed,
     )
 
