@@ -94,8 +94,10 @@ def test_context_json_has_the_stable_keys(tmp_path: Path) -> None:
         "stable_prefix_chars",
         "stable_messages",
         "envelope",
+        "budget",
         "messages",
     }
+    assert report["budget"]["envelope"] == report["envelope"]
     names = [s["name"] for s in report["sections"]]
     assert names == ["system", "summary", "pending", "recent", "memory", "recall", "current"]
     for section in report["sections"]:
