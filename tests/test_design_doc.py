@@ -4,6 +4,7 @@ the frames `realtime/frames.py` defines (read from the pydantic models the socke
 validates with, field by field), the long-session notice it quotes is the one the office
 sends in Korean and in English, and every setting it names is one the code reads."""
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,19 +43,23 @@ _README_ROW = re.compile(r"^\| `([A-Z][A-Z0-9_]+)` \|", re.MULTILINE)
 
 
 def _text_files() -> Iterator[tuple[Path, str]]:
-    for path in sorted(ROOT.rglob("*")):
-        rel = path.relative_to(ROOT)
-        if any(
-            part in SKIP_DIRS or part.endswith("_cache") or (part.startswith(".") and part != ".ci")
-            for part in rel.parts[:-1]
-        ):
-            continue
-        if not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
-            continue
-        try:
-            yield rel, path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            continue  # images, databases
+    for folder, dirs, files in os.walk(ROOT):
+        # Pruned, not filtered: a checkout's virtualenv and git objects are not walked.
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIP_DIRS
+            and not d.endswith("_cache")
+            and (not d.startswith(".") or d == ".ci")
+        )
+        for name in sorted(files):
+            path = Path(folder, name)
+            if not path.is_file() or path.stat().st_size > MAX_TEXT_BYTES:
+                continue
+            try:
+                yield path.relative_to(ROOT), path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue  # images, databases
 
 
 def _sections() -> dict[int, str]:
