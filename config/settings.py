@@ -299,7 +299,7 @@ LLM_PROVIDER = env_choice(
 if LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
     raise EnvError("LLM_PROVIDER=openai needs OPENAI_API_KEY")
 
-# --- Context engineering (DESIGN.md §3) -------------------------------------------------
+# --- Context engineering (docs/design.md §3) --------------------------------------------
 DETAIL_MISSIONS = env_int("DETAIL_MISSIONS", 8, minimum=1)
 DETAIL_BUDGET_CHARS = {
     "dm": env_int("DETAIL_BUDGET_CHARS_DM", 20_000, minimum=500),
@@ -320,7 +320,7 @@ CONTEXT_BUDGET_CHARS = {
 # no cap of its own: it gets what the envelope leaves beside them, the summary and memory.
 SYSTEM_BUDGET_CHARS = env_int("SYSTEM_BUDGET_CHARS", 4_000, minimum=500)
 PENDING_BUDGET_CHARS = env_int("PENDING_BUDGET_CHARS", 2_400, minimum=300)
-# Missions that have left the detail window before a fold runs (DESIGN.md §4).
+# Missions that have left the detail window before a fold runs (docs/design.md §4).
 FOLD_BATCH = env_int("FOLD_BATCH", 8, minimum=1)
 SUMMARY_BUDGET_CHARS = env_int("SUMMARY_BUDGET_CHARS", 4_000, minimum=500)
 MEMORY_BUDGET_CHARS = env_int("MEMORY_BUDGET_CHARS", 3_000, minimum=200)

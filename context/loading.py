@@ -1,4 +1,4 @@
-"""Loading what a prompt needs (DESIGN.md §3), in a constant number of queries whatever
+"""Loading what a prompt needs (docs/design.md §3), in a constant number of queries whatever
 the session's length. Rendering it is context.rendering's job."""
 
 import re

@@ -734,7 +734,7 @@ def _ranked_lines(
             continue
         if negative >= 0:
             # What the hits leave goes to the rest of the ranked excerpts, one line of each
-            # in turn (DESIGN §3: the room the sections before recall leave is recall's).
+            # in turn (docs/design.md §3: the room the sections before recall leave is recall's).
             continue
         piece = texts[r][spans[r][i].start : spans[r][i].end].strip()
         short = len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))

@@ -1,4 +1,4 @@
-"""The detail window (DESIGN.md §3): the last DETAIL_MISSIONS finished missions before a
+"""The detail window (docs/design.md §3): the last DETAIL_MISSIONS finished missions before a
 mission are shown in full; everything older has left it and is folded into the summary.
 This module is the one definition of which missions have left the window."""
 

@@ -1,5 +1,5 @@
 """Text normalised for search, the same way for what is indexed and what is asked, so
-that the form of a word does not decide whether it is found (DESIGN.md §3, recall).
+that the form of a word does not decide whether it is found (docs/design.md §3, recall).
 
 - English (and other Latin-script words): lower-cased and stemmed (Snowball), so
   "launches", "launching" and "launch" are one term.

@@ -1,4 +1,4 @@
-"""How a fold is made (DESIGN.md §4): propose a state (the provider's structured output,
+"""How a fold is made (docs/design.md §4): propose a state (the provider's structured output,
 retried once with the verifier's findings, else the extractive fold) and commit it with a
 conditional update on (version, watermark), so that running the same fold twice, or two
 at once, gives the result of one. Every summary write goes through `fold_commit`."""

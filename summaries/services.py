@@ -1,4 +1,4 @@
-"""Writes for rolling summaries (DESIGN.md §4): folding missions that left the detail
+"""Writes for rolling summaries (docs/design.md §4): folding missions that left the detail
 window, carrying a summary into a new session, late folds, roll-backs. The reply never
 waits for any of these: they run in background tasks."""
 

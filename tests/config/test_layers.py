@@ -1,4 +1,4 @@
-"""The layout's contract (DESIGN.md §1), checked on the source: one-way arrows — edges
+"""The layout's contract (docs/design.md §1), checked on the source: one-way arrows — edges
 (views, API, admin, consumers, commands, tasks) → services and selectors → models — no
 import cycle, `llm/` and `language/` are leaves, and edges write only through services.
 

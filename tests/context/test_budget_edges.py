@@ -1,4 +1,4 @@
-"""Every budget rule of the prompt at its edge (DESIGN.md §3): a section whose text is
+"""Every budget rule of the prompt at its edge (docs/design.md §3): a section whose text is
 exactly as long as its cap is kept whole; with a cap one char shorter it is cut or an
 item left out, never over the cap, and the prompt stays within its envelope.
 

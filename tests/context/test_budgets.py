@@ -1,5 +1,5 @@
 """Every section within its cap and the prompt within the channel's envelope, for any
-sizes and languages (DESIGN.md §3). Rendering is pure, so this runs without a database
+sizes and languages (docs/design.md §3). Rendering is pure, so this runs without a database
 over many generated prompts."""
 
 from dataclasses import replace

@@ -1,4 +1,4 @@
-"""Folds run in batches (DESIGN.md §4): once FOLD_BATCH missions have left the detail
+"""Folds run in batches (docs/design.md §4): once FOLD_BATCH missions have left the detail
 window, not once per mission. Between folds the summary message does not change, so a
 provider's prompt cache keeps hitting; no mission is ever invisible meanwhile."""
 
