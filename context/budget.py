@@ -1,4 +1,4 @@
-"""The prompt's budget (DESIGN.md §3): one object per channel kind, computed once from the
+"""The prompt's budget (docs/design.md §3): one object per channel kind, computed once from the
 settings and read by everyone who needs a number of it: the loader (what to load), the
 renderer (what to show), the recall index and the fold trigger (when to act), and the
 context report (what each section may hold). Like a context-window overview: every

@@ -1,4 +1,4 @@
-"""When a fold is due (DESIGN.md §4): the one answer, read by the mission that has just
+"""When a fold is due (docs/design.md §4): the one answer, read by the mission that has just
 finished (whether to queue a fold at all), by the fold itself (whether to run) and by the
 sweeper (whether a session lags). Which missions have left the window is the window's
 own definition (context.window)."""
