@@ -6,14 +6,18 @@ from django.views.generic import RedirectView
 
 from config.api import api
 from config.health import healthz
-from office.views import ThrottledLoginView, ThrottledPasswordResetView
+from office.views import (
+    ThrottledLoginView,
+    ThrottledPasswordChangeView,
+    ThrottledPasswordResetView,
+)
 
 # Django's account pages, less the password-reset ones unless mail can be sent (without a
 # mail server they only burn a hash per request and tell a stranger which e-mails exist).
 accounts: list[URLPattern | URLResolver] = [
     path("login/", ThrottledLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password_change/", ThrottledPasswordChangeView.as_view(), name="password_change"),
     path(
         "password_change/done/",
         auth_views.PasswordChangeDoneView.as_view(),
