@@ -246,7 +246,9 @@ def project_allowed(*, user_id: int) -> None:
 def memory_write_allowed(*, user_id: int) -> None:
     """Raises Throttled when the user has written their memory items for the window (each
     is a row that memory search, and possibly every prompt of its scope, reads)."""
-    _allowed(Window("memory", settings.MEMORY_RATE_LIMIT, settings.MEMORY_RATE_WINDOW), str(user_id))
+    _allowed(
+        Window("memory", settings.MEMORY_RATE_LIMIT, settings.MEMORY_RATE_WINDOW), str(user_id)
+    )
 
 
 def _recipient(email: str) -> str:

@@ -151,7 +151,11 @@ def test_guesses_from_the_owners_network_at_other_accounts_lock_out_no_known_add
 def _change(client: Client, old: str) -> int:
     return client.post(
         "/accounts/password_change/",
-        {"old_password": old, "new_password1": "새-비밀번호-417", "new_password2": "새-비밀번호-417"},
+        {
+            "old_password": old,
+            "new_password1": "새-비밀번호-417",
+            "new_password2": "새-비밀번호-417",
+        },
     ).status_code
 
 
@@ -267,7 +271,6 @@ def test_with_the_cache_down_40_instructions_at_once_stay_within_30(settings: An
     assert send() == 429
 
 
-
 # --- projects and memory items ----------------------------------------------------------------
 
 
@@ -290,7 +293,9 @@ def test_projects_are_limited_per_user(settings: Any, language: str) -> None:
     ]
     assert codes == [302, 302, 302, 429, 429]
     assert office.channels.filter(kind=ChannelKind.PROJECT).count() == before + 3
-    refused = client.post("/projects/new/", {"name": "하나 더", "members": team[:1], "lead": team[0]})
+    refused = client.post(
+        "/projects/new/", {"name": "하나 더", "members": team[:1], "lead": team[0]}
+    )
     assert int(refused["Retry-After"]) > 0
     expected = "시도가 너무 많습니다" if language == "ko" else "Too many attempts"
     assert expected in refused.content.decode()
