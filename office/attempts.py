@@ -42,4 +42,3 @@ def attempts_recorded(
         ThrottleHit.objects.filter(pk__in=[m.pk for m in mine]).delete()
     rows.filter(at__lte=since).delete()
     return used
-
