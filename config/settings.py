@@ -340,6 +340,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).
 MAX_FRAME_BYTES = env_int("MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
+# How often an open socket checks that its login still holds, besides on every frame and
+# the close sent when it ends (realtime.login_bound): the longest a socket whose close was
+# missed goes on receiving. One query pair per socket per period.
+SOCKET_LOGIN_RECHECK_SECONDS = env_int("SOCKET_LOGIN_RECHECK_SECONDS", 30, minimum=1)
 # A running mission whose run gave no sign of life (its claim, then a heartbeat every
 # MISSION_HEARTBEAT_INTERVAL seconds while it waits on the model) for this long was
 # abandoned by a dead worker: the sweeper re-queues it or, out of attempts, fails it.
