@@ -46,6 +46,7 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def limits(settings: Any) -> Any:
     cache.clear()
     settings.LOGIN_FAILURE_LIMIT = 10
+    settings.LOGIN_FAILURE_SOURCE_LIMIT = 5
     settings.LOGIN_FAILURE_ADDRESS_LIMIT = 50
     settings.LOGIN_FAILURE_WINDOW = 900
     return settings
