@@ -334,3 +334,42 @@ def test_memory_items_are_limited_per_user(settings: Any, text: str) -> None:
     assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
     assert remember(4).status_code == 429
     assert MemoryItem.objects.filter(office=office).count() == 3
+
+
+def test_the_admins_password_change_is_throttled_too(limits: Any) -> None:
+    staff = make_user("ops", password="right-password-8")
+    staff.is_staff = True
+    staff.save()
+    client = Client(REMOTE_ADDR=_address())
+    client.force_login(staff)
+    page = client.get("/admin/password_change/")
+    assert page.status_code == 200 and "old_password" in page.content.decode()
+
+    def change(old: str) -> Any:
+        body = {"old_password": old, "new_password1": "새-비밀번호-417"}
+        body["new_password2"] = body["new_password1"]
+        return client.post("/admin/password_change/", body)
+
+    assert [change(f"guess-{n}").status_code for n in range(6)] == [200] * 5 + [429]
+    refused = change("right-password-8")
+    assert refused.status_code == 429 and "Too many attempts" in refused.content.decode()
+    staff.refresh_from_db()
+    assert staff.check_password("right-password-8")
+    # Not staff: the admin's own check still sends them to its log-in.
+    plain = Client()
+    plain.force_login(make_user())
+    assert plain.get("/admin/password_change/").status_code == 302
+
+
+def test_the_admins_password_change_with_the_right_password_works(limits: Any) -> None:
+    staff = make_user("ops2", password="right-password-9")
+    staff.is_staff = True
+    staff.save()
+    client = Client(REMOTE_ADDR=_address())
+    client.force_login(staff)
+    body = {"old_password": "right-password-9", "new_password1": "새-비밀번호-417"}
+    body["new_password2"] = body["new_password1"]
+    response = client.post("/admin/password_change/", body)
+    assert response.status_code == 302 and response["Location"] == "/admin/password_change/done/"
+    staff.refresh_from_db()
+    assert staff.check_password("새-비밀번호-417")
