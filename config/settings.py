@@ -340,6 +340,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).
 MAX_FRAME_BYTES = env_int("MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
+# How often an open socket checks that its login still holds, besides on every frame and
+# the close sent when it ends (realtime.login_bound): the longest a socket whose close was
+# missed goes on receiving. One query pair per socket per period.
+SOCKET_LOGIN_RECHECK_SECONDS = env_int("SOCKET_LOGIN_RECHECK_SECONDS", 30, minimum=1)
 # A running mission whose run gave no sign of life (its claim, then a heartbeat every
 # MISSION_HEARTBEAT_INTERVAL seconds while it waits on the model) for this long was
 # abandoned by a dead worker: the sweeper re-queues it or, out of attempts, fails it.
@@ -388,24 +392,35 @@ CELERY_BEAT_SCHEDULE = {
 # Off for private deployments: only an admin creates accounts.
 SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", default=True)
 # Throttles (office.auth). Log-in attempts (a right password is given back) — the form,
-# the admin and HTTP Basic alike — per account and per client address in a sliding window,
-# counted before any password is hashed; once over, attempts are refused unhashed.
-# Sign-ups per address, new sessions per user. 0 turns one off.
+# the admin, HTTP Basic and the password-change form alike — in sliding windows, counted
+# before any password is hashed; once over, attempts are refused unhashed. Each source (a
+# known device, else the address) has its own budget per account; a source the account
+# never logged in from also spends the account's budget for unknown sources and its
+# address's across accounts. Sign-ups per address, new sessions per user. 0 turns one off.
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=0)
+LOGIN_FAILURE_SOURCE_LIMIT = env_int("LOGIN_FAILURE_SOURCE_LIMIT", 5, minimum=0)
 LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 50, minimum=0)
 LOGIN_FAILURE_WINDOW = env_int("LOGIN_FAILURE_WINDOW", 900, minimum=1)
-# How long a browser that logged in stays a known device of that account: its attempts
-# there are counted apart, so others' guesses never lock its owner out.
+# How long a browser that logged in stays a known device of that account, and an address
+# a right password came from a known address of it: their attempts there are held to
+# their own budget alone, so others' guesses never lock the owner out.
 LOGIN_DEVICE_MAX_AGE = env_int("LOGIN_DEVICE_MAX_AGE", 90 * 24 * 3600, minimum=60)
 SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 5, minimum=0)
 SIGNUP_RATE_WINDOW = env_int("SIGNUP_RATE_WINDOW", 3600, minimum=1)
 HIRE_RATE_LIMIT = env_int("HIRE_RATE_LIMIT", 20, minimum=0)
 HIRE_RATE_WINDOW = env_int("HIRE_RATE_WINDOW", 3600, minimum=1)
+# Projects one user may open, and memory items one user may write (remembered or
+# superseding another) through the API, per window: each is a row in every prompt after.
+PROJECT_RATE_LIMIT = env_int("PROJECT_RATE_LIMIT", 20, minimum=0)
+PROJECT_RATE_WINDOW = env_int("PROJECT_RATE_WINDOW", 3600, minimum=1)
+MEMORY_RATE_LIMIT = env_int("MEMORY_RATE_LIMIT", 100, minimum=0)
+MEMORY_RATE_WINDOW = env_int("MEMORY_RATE_WINDOW", 3600, minimum=1)
 SESSION_NEW_RATE_LIMIT = env_int("SESSION_NEW_RATE_LIMIT", 10, minimum=0)
 SESSION_NEW_RATE_WINDOW = env_int("SESSION_NEW_RATE_WINDOW", 60, minimum=1)
 AUTHENTICATION_BACKENDS = ["office.auth.ThrottledModelBackend"]
 # Password-reset e-mails need a mail server: without EMAIL_HOST the reset pages are not
-# routed at all; with it, requests are limited per address.
+# routed at all; with it, requests are limited per address and per recipient (whatever
+# address asks, one inbox gets at most PASSWORD_RESET_RECIPIENT_LIMIT per window).
 EMAIL_HOST = env_str("EMAIL_HOST", "")
 if EMAIL_HOST:
     EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
@@ -416,6 +431,7 @@ if EMAIL_HOST:
 PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
 PASSWORD_RESET_RATE_LIMIT = env_int("PASSWORD_RESET_RATE_LIMIT", 5, minimum=0)
 PASSWORD_RESET_RATE_WINDOW = env_int("PASSWORD_RESET_RATE_WINDOW", 3600, minimum=1)
+PASSWORD_RESET_RECIPIENT_LIMIT = env_int("PASSWORD_RESET_RECIPIENT_LIMIT", 3, minimum=0)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
