@@ -34,7 +34,8 @@ from twisted.internet.base import DelayedCall
 
 from config.bodylimit import TOO_LARGE
 
-logger = logging.getLogger(__name__)
+# Named, not __name__: run as `python -m config.serve` the module is "__main__".
+logger = logging.getLogger("config.serve")
 
 # How long the rest of a refused body is read and dropped before the connection is cut:
 # long enough for a client on a slow link to read the 413, short enough that a client that
