@@ -83,11 +83,20 @@ def _urls_and_database() -> None:
         connection.close()
 
 
+def _freeze() -> None:
+    """What warming up loaded lives as long as the process: the collector need not walk
+    it (config/heap.py)."""
+    from config.heap import freeze_startup_objects
+
+    freeze_startup_objects()
+
+
 STEPS: list[tuple[str, Callable[[], None]]] = [
     ("analysers", _analysers),
     ("tasks", _tasks),
     ("model client", _model_client),
     ("urls and database", _urls_and_database),
+    ("freeze", _freeze),
 ]
 
 
@@ -127,10 +136,6 @@ def run() -> None:
             _set(FAILED, f"{name}: {type(exc).__name__}: {exc}"[:300])
             raise
         took.append(f"{name} {time.monotonic() - began:.1f} s")
-    from config.heap import freeze_startup_objects
-
-    # What warming up loaded lives as long as the process: the collector need not walk it.
-    freeze_startup_objects()
     _set(DONE)
     logger.info("warmed up in %.1f s (%s)", time.monotonic() - started, ", ".join(took))
 
