@@ -29,9 +29,11 @@ from typing import Any, cast
 
 from daphne.cli import CommandLineInterface as DaphneCommandLine
 from daphne.http_protocol import HTTPFactory, WebRequest
+from django.conf import settings
 from twisted.internet import reactor
 from twisted.internet.base import DelayedCall
 
+from config import warmup
 from config.bodylimit import TOO_LARGE
 
 # Named, not __name__: run as `python -m config.serve` the module is "__main__".
@@ -131,10 +133,6 @@ class Server(daphne.server.Server):
     """Daphne's server with `CappedHTTPFactory`, warming the process up once it listens."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from django.conf import settings
-
-        from config import warmup
-
         kwargs.setdefault("ready_callable", warmup.start)
         super().__init__(*args, **kwargs)
         self.max_request_body_bytes = int(settings.MAX_REQUEST_BODY_BYTES)

@@ -10,7 +10,9 @@ done once, at start-up, and `/healthz` answers 503 until it is.
 - The web process (`python -m config.serve`) starts `start()` once it listens: the
   warm-up runs on a thread of its own while /healthz says `"warm_up": "running"`.
   Importing `config.asgi` does none of this.
-- A Celery worker calls `run()` before it takes its first task (config/celery.py).
+- A Celery worker runs `run()` before it takes its first task: the worker imports this
+  module at start (CELERY_IMPORTS), and it answers the worker's `worker_init` signal,
+  after config/celery.py's own start-up (the Korean analyser, freezing, pinning).
 - Any other process (tests, management commands, an ASGI server other than
   `config.serve`) never warms up, and its /healthz does not wait for it (`"off"`)."""
 
@@ -20,6 +22,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
+
+from celery.signals import worker_init
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.urls import get_resolver
+
+from config.celery import app
+from config.heap import freeze_startup_objects
+from language.analysis import query_terms, terms, warm_up
+from llm.base import ProviderError
+from llm.gateway import get_provider
 
 logger = logging.getLogger(__name__)
 
@@ -41,25 +55,20 @@ _SAMPLE = (
 
 
 def _analysers() -> None:
-    from language.analysis import query_terms, terms, warm_up
-
     warm_up()
     terms(_SAMPLE)
     query_terms(_SAMPLE)
 
 
 def _tasks() -> None:
-    """Every app's tasks module, and the mission path's modules they import."""
-    from config.celery import app
-
+    """Every app's tasks module and the mission path's modules they import, registered
+    with Celery (which a web process otherwise does on the first task it queues)."""
     app.loader.import_default_modules()
+    app.finalize()
 
 
 def _model_client() -> None:
     """The provider's client: its HTTP stack's modules and TLS context, made once."""
-    from llm.base import ProviderError
-    from llm.gateway import get_provider
-
     try:
         get_provider()
     except ProviderError as exc:
@@ -70,14 +79,9 @@ def _model_client() -> None:
 
 def _urls_and_database() -> None:
     """The URL resolver, and what Django builds on the first query of a process."""
-    from django.db import connection
-    from django.urls import get_resolver
-
-    from missions.models import Mission
-
     get_resolver().url_patterns  # noqa: B018 - building the resolver is the point
     try:
-        Mission.objects.filter(pk=0).exists()
+        get_user_model().objects.filter(pk=0).exists()
     finally:
         # This thread's own connection (with a pool: back to the pool); it serves nothing else.
         connection.close()
@@ -86,8 +90,6 @@ def _urls_and_database() -> None:
 def _freeze() -> None:
     """What warming up loaded lives as long as the process: the collector need not walk
     it (config/heap.py)."""
-    from config.heap import freeze_startup_objects
-
     freeze_startup_objects()
 
 
@@ -153,3 +155,12 @@ def start() -> threading.Thread:
     thread = threading.Thread(target=warm, name="office-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+@worker_init.connect
+def _warm_worker(**_: Any) -> None:
+    try:
+        run()
+    except Exception:
+        # A worker that could not warm up still works: its first tasks load the rest.
+        logger.exception("warming up failed")
