@@ -127,3 +127,44 @@ def test_importing_the_asgi_application_loads_neither_analyser_nor_model_client(
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "0"]
+
+
+def _database_url() -> str:
+    from django.db import connection
+
+    db = connection.settings_dict
+    if connection.vendor == "postgresql":
+        return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    return f"sqlite:///{db['NAME']}"
+
+
+def test_a_celery_worker_warms_up_before_its_first_task() -> None:
+    # As a worker starts: it imports its modules (CELERY_IMPORTS among them), then says
+    # worker_init; only then does it take tasks.
+    code = (
+        "import django\n"
+        "django.setup()\n"
+        "from celery.signals import worker_init\n"
+        "from config.celery import app\n"
+        "app.loader.init_worker()\n"
+        "worker_init.send(sender=None)\n"
+        "from config import warmup\n"
+        "import language.analysis as a, llm.gateway as g\n"
+        "print(warmup.status()[0], a._kiwi_instance is not None,"
+        " g._openai_provider.cache_info().currsize)\n"
+    )
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": _database_url(),
+        "SEARCH_KOREAN_ANALYSER": "kiwi",
+        "LLM_PROVIDER": "openai",
+        "OPENAI_API_KEY": "sk-worker",
+        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",  # never called
+    }
+    env.pop("REDIS_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-3:] == ["done", "True", "1"]
