@@ -230,6 +230,8 @@ if TASK_RUNNER == "celery" and not REDIS_URL:
 # Two lanes, two queues: a worker for each (README "Running on PostgreSQL, Redis and Celery").
 CELERY_TASK_QUEUES = (Queue("replies"), Queue("background"))
 CELERY_TASK_DEFAULT_QUEUE = "background"
+# Imported by a worker at start: its warm-up (config/warmup.py) runs before the first task.
+CELERY_IMPORTS = ("config.warmup",)
 CELERY_TASK_ROUTES = {
     "missions.tasks.mission_run": {"queue": "replies"},
     # The notice lands under the instruction, before the reply: same lane.

@@ -384,7 +384,10 @@ class Stack(ScratchStores):
         self.spawn(
             "daphne",
             [
-                str(VENV_BIN / "daphne"),
+                # The office's own entry to Daphne, as `make run` and docker-compose run it.
+                PYTHON,
+                "-m",
+                "config.serve",
                 "-b",
                 "127.0.0.1",
                 "-p",
