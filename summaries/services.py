@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
@@ -31,6 +32,8 @@ FOLD_MAX_PER_CALL = 40
 CARRY_OVER_STALLED_AFTER = timedelta(minutes=2)
 # Past this many blocks of waiting missions, a fold becomes a parallel block compaction.
 BACKLOG_BLOCKS = 2
+# A late fold that loses this many races in a row (folds landing meanwhile) is queued again.
+FOLD_LATE_TRIES = 5
 
 
 @dataclass
@@ -183,37 +186,58 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
 
 def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> bool:
     """Fold one mission that finished after the watermark passed it (a retried failure),
-    so that it is covered like the others. False if there was nothing to do."""
+    so that it is covered like the others. False if there was nothing to do.
+
+    A fold that commits meanwhile makes this one lose its race: it reads the summary
+    again and folds the mission into that, unless the other fold covered it."""
     provider = provider or get_provider()
-    mission = Mission.objects.select_related("session").get(pk=mission_id)
-    summary = RollingSummary.objects.filter(session=mission.session).first()
-    if (
-        summary is None
-        or mission.status not in ANSWERED
-        or mission.seq > summary.folded_through_seq
-    ):
-        return False
-    previous = SummaryState.model_validate(summary.state or {})
-    if (None, mission.seq) in {(None, s) for s in previous.goal_missions} or any(
-        item.session is None and mission.seq in item.missions for _, item in previous.items()
-    ):
-        return False
-    state, report, producer, attempts = fold_propose(
-        provider=provider,
-        previous=previous,
-        missions=fold_inputs([mission]),
-        budget=summary_text_budget(),
-        session_number=None,
-    )
-    return fold_commit(
-        summary=summary,
-        state=state,
-        through=summary.folded_through_seq,
-        kind=RevisionKind.FOLD,
-        folded_ids=[mission.pk],
-        report=report,
-        producer=producer,
-        attempts=attempts,
+    for _ in range(FOLD_LATE_TRIES):
+        with transaction.atomic():
+            # The row lock waits for a fold being committed: its watermark is read, not
+            # the one before it (that fold then leaves this mission to this late fold).
+            mission = Mission.objects.select_related("session").get(pk=mission_id)
+            summary = (
+                RollingSummary.objects.select_for_update().filter(session=mission.session).first()
+            )
+        if (
+            summary is None
+            or mission.status not in ANSWERED
+            or mission.seq > summary.folded_through_seq
+        ):
+            return False
+        previous = SummaryState.model_validate(summary.state or {})
+        if _covers(previous, mission.seq):
+            return False
+        state, report, producer, attempts = fold_propose(
+            provider=provider,
+            previous=previous,
+            missions=fold_inputs([mission]),
+            budget=summary_text_budget(),
+            session_number=None,
+        )
+        if fold_commit(
+            summary=summary,
+            state=state,
+            through=summary.folded_through_seq,
+            kind=RevisionKind.FOLD,
+            folded_ids=[mission.pk],
+            report=report,
+            producer=producer,
+            attempts=attempts,
+        ):
+            return True
+    # Lost every race (a burst of folds): try again later rather than leave it out.
+    queue_task_on_commit("summaries.tasks.summary_fold_late", mission_id)
+    return False
+
+
+def _covers(state: SummaryState, seq: int) -> bool:
+    """Whether the state already holds this session's mission `seq` (an item cites it, or
+    it is recorded as dropped)."""
+    return (
+        seq in state.goal_missions
+        or any(item.session is None and seq in item.missions for _, item in state.items())
+        or any(d.session is None and d.mission == seq for d in state.dropped)
     )
 
 
