@@ -1,4 +1,4 @@
-"""Missions that finish out of order (DESIGN.md §3 coverage, §4 folding): a mission still
+"""Missions that finish out of order (docs/design.md §3 coverage, §4 folding): a mission still
 running while later ones finish and folds run, or a failed one retried after the folds
 went past it, is never left out of the prompt. Once it finishes, on its first try or on a
 retry, stopped or done, the next prompts show it in some section: the detail window,
