@@ -4,7 +4,9 @@ A bad value stops start-up with one clear line instead of surfacing later as a
 confusing error deep inside a request.
 """
 
+import hashlib
 import os
+import re
 import secrets
 from pathlib import Path
 from urllib.parse import urlparse
@@ -118,3 +120,25 @@ def secret_key_file(path: Path) -> str:
     with os.fdopen(descriptor, "w") as handle:
         handle.write(key + "\n")
     return key
+
+
+# What a Redis key, a pub/sub channel and a channel-layer name can all carry.
+_PREFIX = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+
+
+def env_redis_prefix(name: str, *, secret_key: str) -> str:
+    """The prefix of everything one deployment keeps in Redis or publishes there.
+
+    Redis publish/subscribe ignores database numbers, so two deployments on one server
+    (even on distinct databases) hear each other's events unless their names differ. The
+    default is derived from SECRET_KEY: every process of a deployment has the same one
+    (its sessions and signed links depend on it), and two deployments must not (else one's
+    signed links would open the other). A one-way hash, so the key is not readable in
+    Redis. Set it to keep the prefix across a change of SECRET_KEY."""
+    value = env_str(name)
+    if not value:
+        digest = hashlib.sha256(f"office redis prefix\0{secret_key}".encode()).hexdigest()
+        return f"office-{digest[:12]}"
+    if not _PREFIX.fullmatch(value):
+        raise EnvError(f"{name} must be 1 to 40 letters, digits, '_', '.' or '-', got {value!r}")
+    return value
