@@ -19,7 +19,7 @@ from celery import Celery
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from django.conf import settings as django_settings
-from kombu import Connection, Queue
+from kombu import Connection
 
 from config.throttle import Window, throttle_hit
 from realtime import events
@@ -184,7 +184,7 @@ def _take(app: Celery, queue: str) -> list[Any]:
         transport="config.broker:Transport",
         transport_options=app.conf.broker_transport_options,
     ) as connection:
-        simple = connection.SimpleQueue(Queue(queue, routing_key=queue))
+        simple = connection.SimpleQueue(queue)
         while True:
             try:
                 message = simple.get(block=False)
