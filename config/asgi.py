@@ -19,6 +19,7 @@ from config.celery import start_embedded_beat  # noqa: E402
 from config.cpu import pin_server_process  # noqa: E402
 from config.heap import freeze_startup_objects  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
+from config.textguard import SocketTextGuard  # noqa: E402
 from language.analysis import warm_up  # noqa: E402
 from realtime.routing import websocket_urlpatterns  # noqa: E402
 
@@ -44,7 +45,9 @@ application = ProtocolTypeRouter(
     {
         "http": BodyLimit(http_app, max_bytes=settings.MAX_REQUEST_BODY_BYTES),
         "websocket": AllowedHostsOriginValidator(
-            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            SameOriginValidator(
+                SocketTextGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            )
         ),
     }
 )

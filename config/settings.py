@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "office.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # NUL and other control characters in the address, cookies or credentials: a 400.
+    "config.textguard.TextGuardMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
