@@ -206,3 +206,33 @@ def test_a_stack_s_tasks_are_never_taken_by_the_other_stack_s_workers(
     b.send_task("missions.tasks.mission_run", args=[77], queue=queue)
     assert _take(b, queue) == [[77]]
     assert _take(a, queue) == [[4242]]
+
+
+@pytest.mark.redis
+def test_a_stack_s_control_commands_reach_its_own_workers_only(
+    stacks: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """Celery's control commands (the health check's `inspect ping`) go out over pub/sub,
+    which no database number separates."""
+    from tests.reliability.test_workers import BIN, Proc
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_OURS)}
+    env.update(
+        SECRET_KEY=KEY_A,
+        REDIS_URL=django_settings.REDIS_URL,
+        TASK_RUNNER="celery",
+        PYTHONUNBUFFERED="1",
+    )
+    name = f"replies-{uuid.uuid4().hex[:6]}@test"
+    command = [str(BIN / "celery"), "-A", "config", "worker", "-Q", "replies", "-n", name]
+    worker = Proc(
+        [*command, "--pool=threads", "--concurrency=1", "--loglevel=INFO"], env, ready=" ready."
+    )
+    try:
+        a, b = (_celery(stack) for stack in stacks)
+        answered_a = a.control.ping(destination=[name], timeout=2.0)
+        answered_b = b.control.ping(destination=[name], timeout=2.0)
+    finally:
+        worker.stop()
+    assert [next(iter(reply)) for reply in answered_a] == [name]
+    assert answered_b == []
