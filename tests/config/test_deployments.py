@@ -234,5 +234,5 @@ def test_a_stack_s_control_commands_reach_its_own_workers_only(
         answered_b = b.control.ping(destination=[name], timeout=2.0)
     finally:
         worker.stop()
-    assert [next(iter(reply)) for reply in answered_a] == [name]
-    assert answered_b == []
+    assert [next(iter(reply)) for reply in answered_a or []] == [name]
+    assert not answered_b
