@@ -29,13 +29,22 @@ def request_text_problem(request: HttpRequest) -> str | None:
         if problem:
             return problem
     for value in (text for cookie in request.COOKIES.items() for text in cookie):
-        problem = text_problem(value, what=gettext_noop("A cookie"))
+        problem = text_problem(_as_sent(value), what=gettext_noop("A cookie"))
         if problem:
             return problem
     credentials = _basic_credentials(request)
     if credentials is not None:
         return text_problem(credentials, what=gettext_noop("The user name or password"))
     return None
+
+
+def _as_sent(header_text: str) -> str:
+    """A cookie's text as the browser wrote it. Headers reach Django decoded as Latin-1, so
+    UTF-8 text (a sibling site's Korean cookie) would read as C1 control characters."""
+    try:
+        return header_text.encode("latin-1").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # not from a header: already text
+        return header_text
 
 
 def _basic_credentials(request: HttpRequest) -> str | None:
@@ -85,5 +94,5 @@ def _handshake_problem(scope: Any) -> bool:
     for name, value in scope.get("headers", ()):
         if name == b"cookie":
             cookies = parse_cookie(value.decode("latin-1"))
-            texts += [t for cookie in cookies.items() for t in cookie]
+            texts += [_as_sent(t) for cookie in cookies.items() for t in cookie]
     return any(text_problem(text) for text in texts)

@@ -72,6 +72,18 @@ def test_a_nul_in_the_session_cookie_is_a_400_not_a_500() -> None:
     assert response.content.decode().startswith("A cookie contains a NUL character")
 
 
+def test_a_cookie_of_korean_text_is_not_mistaken_for_control_characters() -> None:
+    """Headers are read as Latin-1: the UTF-8 of 한국어 holds bytes 0x80-0x9F."""
+    user = make_user()
+    make_office(user)
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    raw = "한국어".encode().decode("latin-1")  # as a header carries a sibling site's cookie
+    assert any("\x80" <= c <= "\x9f" for c in raw)
+    client.cookies["their_language"] = raw
+    assert client.get("/").status_code == 200
+
+
 @pytest.mark.parametrize(
     "url", ["/accounts/login/?next=%00", "/api/memory?scope=office%1b", "/%00/"]
 )
