@@ -18,6 +18,7 @@ from config.bodylimit import BodyLimit  # noqa: E402
 from config.celery import start_embedded_beat  # noqa: E402
 from config.cpu import pin_server_process  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
+from config.textguard import SocketTextGuard  # noqa: E402
 from realtime.routing import websocket_urlpatterns  # noqa: E402
 
 
@@ -41,7 +42,9 @@ application = ProtocolTypeRouter(
     {
         "http": BodyLimit(http_app, max_bytes=settings.MAX_REQUEST_BODY_BYTES),
         "websocket": AllowedHostsOriginValidator(
-            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            SameOriginValidator(
+                SocketTextGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            )
         ),
     }
 )

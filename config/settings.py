@@ -20,9 +20,11 @@ from config.env import (
     env_int,
     env_list,
     env_path,
+    env_redis_prefix,
     env_str,
     env_url,
     secret_key_file,
+    secret_key_problem,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -37,14 +39,12 @@ SECRET_KEY = env_str("SECRET_KEY")
 if PRODUCTION:
     if DEBUG:
         raise EnvError("DEBUG must be off when OFFICE_ENV=production")
-    # Django's own measure of a weak key (check security.W009), made fatal: sessions,
-    # password-reset links and the known-device cookie are all signed with it.
-    weak = len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5
-    if weak or SECRET_KEY.startswith("django-insecure-"):
-        raise EnvError(
-            "SECRET_KEY must be at least 50 random characters (5 or more different ones) "
-            "in production"
-        )
+    # Sessions, password-reset links and the known-device cookie are all signed with it:
+    # Django's own check (security.W009) lets `abcde` × 12 through; this one judges the
+    # guesses it would take (config.env.secret_key_problem).
+    weak = secret_key_problem(SECRET_KEY)
+    if weak:
+        raise EnvError(weak)
 elif not SECRET_KEY:
     # The embedded default makes its own key on first run, kept beside its database (never
     # in the repository); production refuses to start without one (above).
@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "office.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # NUL and other control characters in the address, cookies or credentials: a 400.
+    "config.textguard.TextGuardMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -184,6 +186,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer and Celery broker -------------------------------------------
 REDIS_URL = env_url("REDIS_URL", ("redis", "rediss"))
+# Every key, queue and pub/sub channel of this deployment in Redis is named under it, so
+# that two deployments on one Redis server share nothing (config.env.env_redis_prefix).
+REDIS_PREFIX = env_redis_prefix("REDIS_PREFIX", secret_key=SECRET_KEY)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -192,6 +197,7 @@ if REDIS_URL:
             # comes, and redis-py 8's default 5 s timeout would break it every 5 s.
             "CONFIG": {
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                "prefix": REDIS_PREFIX,
                 # Events waiting for one socket; beyond that a slow socket loses them.
                 "capacity": env_int("CHANNEL_CAPACITY", 1000),
                 # Connections to Redis for sends, per process and event loop; a burst
@@ -210,7 +216,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "office",
+            "KEY_PREFIX": REDIS_PREFIX,
             # A Redis that does not answer must not hold an instruction up: the limiter
             # then counts in the database (missions.ratelimit).
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
@@ -272,8 +278,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": 1,
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
+    # Queues, the unacknowledged-message bookkeeping and the workers' control messages
+    # (a fanout over pub/sub, which no database number separates) of this deployment.
+    "global_keyprefix": f"{REDIS_PREFIX}:",
 }
-CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    "global_keyprefix": f"{REDIS_PREFIX}:",
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Publishing gives up within about a second when the broker is down: the instruction is
 # already saved, the person is told it is delayed, and the sweeper sends it again.
