@@ -10,7 +10,8 @@ RUN python -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))
 # Then the whole tree. The project itself is not installed: it runs from /app (PYTHONPATH),
 # so there is one copy of the code.
 COPY . .
-RUN useradd --create-home office && chown -R office /app
+# staticfiles/: the mount point of compose's static volume, which takes its owner from it.
+RUN useradd --create-home office && mkdir -p /app/staticfiles && chown -R office /app
 USER office
 EXPOSE 8000
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "--websocket_connect_timeout", "20", "config.asgi:application"]
+CMD ["python", "-m", "config.serve", "-b", "0.0.0.0", "-p", "8000", "--websocket_connect_timeout", "20", "config.asgi:application"]

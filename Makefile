@@ -23,7 +23,7 @@ run: migrate
 	@echo ""
 	@echo "  Virtual office: http://$(HOST):$(PORT)/   (log in as demo / demo)"
 	@echo ""
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) --websocket_connect_timeout 20 config.asgi:application
+	$(PY) -m config.serve -b $(HOST) -p $(PORT) --websocket_connect_timeout 20 config.asgi:application
 
 test: install
 	$(PY) -m pytest

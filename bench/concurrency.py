@@ -1,4 +1,4 @@
-"""Concurrency benchmark: the two runtimes of DESIGN.md §8, one after the other, in one run.
+"""Concurrency benchmark: the two runtimes of docs/design.md §8, one after the other, in one run.
 
 - embedded: Daphne alone, TASK_RUNNER=thread (replies and background lanes are thread
   pools inside the web process: REPLY_CONCURRENCY 64, BACKGROUND_CONCURRENCY 2), a

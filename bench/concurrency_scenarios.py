@@ -306,12 +306,11 @@ class Run:
 
     def revisions(self, users: list[UserFixture]) -> int:
         """Fold revisions committed in these users' sessions (one per fold that ran)."""
-        # The summaries app kept its tables' names (memory_*) when it moved out of memory.
         with self.stack.scratch() as db:
             rows = db.rows(
                 """
-                SELECT count(*) FROM memory_summaryrevision r
-                  JOIN memory_rollingsummary s ON s.id = r.summary_id
+                SELECT count(*) FROM summaries_summaryrevision r
+                  JOIN summaries_rollingsummary s ON s.id = r.summary_id
                  WHERE r.kind = 'fold' AND s.session_id IN (%s)
                 """,
                 ([u.session_id for u in users],),

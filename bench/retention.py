@@ -43,7 +43,7 @@ TRANSCRIPTS_DIR = ROOT / "bench" / "transcripts"
 TRANSCRIPTS = ("launch_en", "launch_ko", "long_talk_en", "long_talk_ko")
 # A transcript's questions document may name its own checkpoints (long missions: fewer).
 CHECKPOINTS = (30, 60, 120)
-# DESIGN.md §3: the envelope per channel kind, when settings do not say otherwise.
+# docs/design.md §3: the envelope per channel kind, when settings do not say otherwise.
 ENVELOPE_DEFAULTS = {"dm": 32_000, "project": 32_000, "master": 28_000, "all": 28_000}
 TARGET_REUSED = 0.90
 TARGET_PARAPHRASED = 0.75

@@ -17,9 +17,8 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse  # noqa
 from config.bodylimit import BodyLimit  # noqa: E402
 from config.celery import start_embedded_beat  # noqa: E402
 from config.cpu import pin_server_process  # noqa: E402
-from config.heap import freeze_startup_objects  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
-from language.analysis import warm_up  # noqa: E402
+from config.textguard import SocketTextGuard  # noqa: E402
 from realtime.routing import websocket_urlpatterns  # noqa: E402
 
 
@@ -35,20 +34,19 @@ class StaticFiles(ASGIStaticFilesHandler):
 
 
 start_embedded_beat()
-# The Korean analyser is loaded before Daphne accepts anyone (replies and folds run here
-# in the embedded runtime; memory edits are normalised here in every runtime).
-warm_up()
+# What the first missions need (the Korean analyser, the model client, ...) is loaded by
+# the server once it listens (config/serve.py, config/warmup.py), not on import.
 http_app = StaticFiles(django_asgi_app) if settings.SERVE_STATIC else django_asgi_app
 
 application = ProtocolTypeRouter(
     {
         "http": BodyLimit(http_app, max_bytes=settings.MAX_REQUEST_BODY_BYTES),
         "websocket": AllowedHostsOriginValidator(
-            SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            SameOriginValidator(
+                SocketTextGuard(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+            )
         ),
     }
 )
-# Everything the process needs is loaded: the collector need not walk it again.
-freeze_startup_objects()
 # One interpreter runs one thread at a time: its threads hand the lock over in place.
 pin_server_process()

@@ -1,10 +1,15 @@
 """A cap on HTTP request bodies at the ASGI edge, before Django reads them.
 
 Django's ASGI handler spools a whole body to memory and disk before any view runs, and
-DATA_UPLOAD_MAX_MEMORY_SIZE is checked only afterwards: a 1 GB POST to the log-in page was
-read in full. Here a declared Content-Length over the cap is answered 413 without reading
-a byte, and a body without one (chunked) is counted as it arrives and cut off at the cap.
-A body within the cap is handed on as it came."""
+DATA_UPLOAD_MAX_MEMORY_SIZE is checked only afterwards. Here a declared Content-Length
+over the cap is answered 413 without reading a byte of what the server hands on, and a
+body without one (chunked) is counted as it arrives and cut off at the cap. A body within
+the cap is handed on as it came.
+
+Under Daphne this comes too late on its own: Daphne hands the application a request only
+once Twisted has read its whole body, and then queues all of it at once (a 1 GiB POST took
+the process to 1.4 GiB). The office's server, `python -m config.serve`, refuses there, as
+the bytes arrive; this cap is what holds under any other ASGI server."""
 
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any

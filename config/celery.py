@@ -32,7 +32,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 logger = logging.getLogger(__name__)
 
-# The two lanes (DESIGN.md §8): replies are latency-critical; folds, memory extraction,
+# The two lanes (docs/design.md §8): replies are latency-critical; folds, memory extraction,
 # carry-over, re-folds and the sweepers are background work. Each lane has its own pool
 # in the embedded runner and its own queue (and workers) with Celery, so a backlog of
 # background work never delays a reply.

@@ -93,10 +93,10 @@ class RedisPubSubLayer(BaseChannelLayer):
 
     def group_channel(self, group: str) -> str:
         """The Redis channel a group's events are published on."""
-        return f"{self.prefix}__group__{group}"
+        return f"{self.prefix}:group:{group}"
 
     async def new_channel(self, prefix: str = "specific.") -> str:
-        name = f"{self.prefix}{prefix}{uuid.uuid4().hex}"
+        name = f"{self.prefix}.{prefix}{uuid.uuid4().hex}"
         self._here().queue(name)
         return name
 

@@ -1,4 +1,5 @@
-"""/healthz: is each thing this process depends on reachable right now?"""
+"""/healthz: is each thing this process depends on reachable right now, and has the
+process loaded what its first missions need (config/warmup.py)?"""
 
 import asyncio
 import uuid
@@ -12,6 +13,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from config import warmup
 from config.celery import app
 
 
@@ -61,8 +63,13 @@ def healthz(request: HttpRequest) -> JsonResponse:
         "channel_layer": _probe(_channel_layer),
         "broker": _probe(_broker),
     }
-    healthy = all(c["ok"] for c in checks.values())
+    warm_up, error = warmup.status()
+    ready = warmup.ready()
+    healthy = ready and all(c["ok"] for c in checks.values())
+    body: dict[str, object] = {"ok": healthy, "ready": ready, "warm_up": warm_up, "checks": checks}
     if not getattr(request.user, "is_staff", False):
         # Error strings name hosts, ports and versions: for operators only.
-        checks = {name: {"ok": check["ok"]} for name, check in checks.items()}
-    return JsonResponse({"ok": healthy, "checks": checks}, status=200 if healthy else 503)
+        body["checks"] = {name: {"ok": check["ok"]} for name, check in checks.items()}
+    elif error:
+        body["warm_up_error"] = error
+    return JsonResponse(body, status=200 if healthy else 503)

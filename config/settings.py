@@ -20,9 +20,11 @@ from config.env import (
     env_int,
     env_list,
     env_path,
+    env_redis_prefix,
     env_str,
     env_url,
     secret_key_file,
+    secret_key_problem,
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -37,14 +39,12 @@ SECRET_KEY = env_str("SECRET_KEY")
 if PRODUCTION:
     if DEBUG:
         raise EnvError("DEBUG must be off when OFFICE_ENV=production")
-    # Django's own measure of a weak key (check security.W009), made fatal: sessions,
-    # password-reset links and the known-device cookie are all signed with it.
-    weak = len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5
-    if weak or SECRET_KEY.startswith("django-insecure-"):
-        raise EnvError(
-            "SECRET_KEY must be at least 50 random characters (5 or more different ones) "
-            "in production"
-        )
+    # Sessions, password-reset links and the known-device cookie are all signed with it:
+    # Django's own check (security.W009) lets `abcde` × 12 through; this one judges the
+    # guesses it would take (config.env.secret_key_problem).
+    weak = secret_key_problem(SECRET_KEY)
+    if weak:
+        raise EnvError(weak)
 elif not SECRET_KEY:
     # The embedded default makes its own key on first run, kept beside its database (never
     # in the repository); production refuses to start without one (above).
@@ -86,6 +86,8 @@ MIDDLEWARE = [
     "office.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
+    # NUL and other control characters in the address, cookies or credentials: a 400.
+    "config.textguard.TextGuardMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -184,6 +186,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer and Celery broker -------------------------------------------
 REDIS_URL = env_url("REDIS_URL", ("redis", "rediss"))
+# Every key, queue and pub/sub channel of this deployment in Redis is named under it, so
+# that two deployments on one Redis server share nothing (config.env.env_redis_prefix).
+REDIS_PREFIX = env_redis_prefix("REDIS_PREFIX", secret_key=SECRET_KEY)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -192,6 +197,7 @@ if REDIS_URL:
             # comes, and redis-py 8's default 5 s timeout would break it every 5 s.
             "CONFIG": {
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None}],
+                "prefix": REDIS_PREFIX,
                 # Events waiting for one socket; beyond that a slow socket loses them.
                 "capacity": env_int("CHANNEL_CAPACITY", 1000),
                 # Connections to Redis for sends, per process and event loop; a burst
@@ -210,7 +216,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "office",
+            "KEY_PREFIX": REDIS_PREFIX,
             # A Redis that does not answer must not hold an instruction up: the limiter
             # then counts in the database (missions.ratelimit).
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
@@ -230,6 +236,8 @@ if TASK_RUNNER == "celery" and not REDIS_URL:
 # Two lanes, two queues: a worker for each (README "Running on PostgreSQL, Redis and Celery").
 CELERY_TASK_QUEUES = (Queue("replies"), Queue("background"))
 CELERY_TASK_DEFAULT_QUEUE = "background"
+# Imported by a worker at start: its warm-up (config/warmup.py) runs before the first task.
+CELERY_IMPORTS = ("config.warmup",)
 CELERY_TASK_ROUTES = {
     "missions.tasks.mission_run": {"queue": "replies"},
     # The notice lands under the instruction, before the reply: same lane.
@@ -270,8 +278,14 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": 1,
     "socket_connect_timeout": 2,
     "socket_timeout": 5,
+    # Queues, the unacknowledged-message bookkeeping and the workers' control messages
+    # (a fanout over pub/sub, which no database number separates) of this deployment.
+    "global_keyprefix": f"{REDIS_PREFIX}:",
 }
-CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    "global_keyprefix": f"{REDIS_PREFIX}:",
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Publishing gives up within about a second when the broker is down: the instruction is
 # already saved, the person is told it is delayed, and the sweeper sends it again.
@@ -299,7 +313,7 @@ LLM_PROVIDER = env_choice(
 if LLM_PROVIDER == "openai" and not OPENAI_API_KEY:
     raise EnvError("LLM_PROVIDER=openai needs OPENAI_API_KEY")
 
-# --- Context engineering (DESIGN.md §3) -------------------------------------------------
+# --- Context engineering (docs/design.md §3) --------------------------------------------
 DETAIL_MISSIONS = env_int("DETAIL_MISSIONS", 8, minimum=1)
 DETAIL_BUDGET_CHARS = {
     "dm": env_int("DETAIL_BUDGET_CHARS_DM", 20_000, minimum=500),
@@ -320,7 +334,7 @@ CONTEXT_BUDGET_CHARS = {
 # no cap of its own: it gets what the envelope leaves beside them, the summary and memory.
 SYSTEM_BUDGET_CHARS = env_int("SYSTEM_BUDGET_CHARS", 4_000, minimum=500)
 PENDING_BUDGET_CHARS = env_int("PENDING_BUDGET_CHARS", 2_400, minimum=300)
-# Missions that have left the detail window before a fold runs (DESIGN.md §4).
+# Missions that have left the detail window before a fold runs (docs/design.md §4).
 FOLD_BATCH = env_int("FOLD_BATCH", 8, minimum=1)
 SUMMARY_BUDGET_CHARS = env_int("SUMMARY_BUDGET_CHARS", 4_000, minimum=500)
 MEMORY_BUDGET_CHARS = env_int("MEMORY_BUDGET_CHARS", 3_000, minimum=200)
@@ -340,6 +354,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 # Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).
 MAX_FRAME_BYTES = env_int("MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
+# How often an open socket checks that its login still holds, besides on every frame and
+# the close sent when it ends (realtime.login_bound): the longest a socket whose close was
+# missed goes on receiving. One query pair per socket per period.
+SOCKET_LOGIN_RECHECK_SECONDS = env_int("SOCKET_LOGIN_RECHECK_SECONDS", 30, minimum=1)
 # A running mission whose run gave no sign of life (its claim, then a heartbeat every
 # MISSION_HEARTBEAT_INTERVAL seconds while it waits on the model) for this long was
 # abandoned by a dead worker: the sweeper re-queues it or, out of attempts, fails it.
@@ -388,24 +406,35 @@ CELERY_BEAT_SCHEDULE = {
 # Off for private deployments: only an admin creates accounts.
 SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", default=True)
 # Throttles (office.auth). Log-in attempts (a right password is given back) — the form,
-# the admin and HTTP Basic alike — per account and per client address in a sliding window,
-# counted before any password is hashed; once over, attempts are refused unhashed.
-# Sign-ups per address, new sessions per user. 0 turns one off.
+# the admin, HTTP Basic and the password-change form alike — in sliding windows, counted
+# before any password is hashed; once over, attempts are refused unhashed. Each source (a
+# known device, else the address) has its own budget per account; a source the account
+# never logged in from also spends the account's budget for unknown sources and its
+# address's across accounts. Sign-ups per address, new sessions per user. 0 turns one off.
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=0)
+LOGIN_FAILURE_SOURCE_LIMIT = env_int("LOGIN_FAILURE_SOURCE_LIMIT", 5, minimum=0)
 LOGIN_FAILURE_ADDRESS_LIMIT = env_int("LOGIN_FAILURE_ADDRESS_LIMIT", 50, minimum=0)
 LOGIN_FAILURE_WINDOW = env_int("LOGIN_FAILURE_WINDOW", 900, minimum=1)
-# How long a browser that logged in stays a known device of that account: its attempts
-# there are counted apart, so others' guesses never lock its owner out.
+# How long a browser that logged in stays a known device of that account, and an address
+# a right password came from a known address of it: their attempts there are held to
+# their own budget alone, so others' guesses never lock the owner out.
 LOGIN_DEVICE_MAX_AGE = env_int("LOGIN_DEVICE_MAX_AGE", 90 * 24 * 3600, minimum=60)
 SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 5, minimum=0)
 SIGNUP_RATE_WINDOW = env_int("SIGNUP_RATE_WINDOW", 3600, minimum=1)
 HIRE_RATE_LIMIT = env_int("HIRE_RATE_LIMIT", 20, minimum=0)
 HIRE_RATE_WINDOW = env_int("HIRE_RATE_WINDOW", 3600, minimum=1)
+# Projects one user may open, and memory items one user may write (remembered or
+# superseding another) through the API, per window: each is a row in every prompt after.
+PROJECT_RATE_LIMIT = env_int("PROJECT_RATE_LIMIT", 20, minimum=0)
+PROJECT_RATE_WINDOW = env_int("PROJECT_RATE_WINDOW", 3600, minimum=1)
+MEMORY_RATE_LIMIT = env_int("MEMORY_RATE_LIMIT", 100, minimum=0)
+MEMORY_RATE_WINDOW = env_int("MEMORY_RATE_WINDOW", 3600, minimum=1)
 SESSION_NEW_RATE_LIMIT = env_int("SESSION_NEW_RATE_LIMIT", 10, minimum=0)
 SESSION_NEW_RATE_WINDOW = env_int("SESSION_NEW_RATE_WINDOW", 60, minimum=1)
 AUTHENTICATION_BACKENDS = ["office.auth.ThrottledModelBackend"]
 # Password-reset e-mails need a mail server: without EMAIL_HOST the reset pages are not
-# routed at all; with it, requests are limited per address.
+# routed at all; with it, requests are limited per address and per recipient (whatever
+# address asks, one inbox gets at most PASSWORD_RESET_RECIPIENT_LIMIT per window).
 EMAIL_HOST = env_str("EMAIL_HOST", "")
 if EMAIL_HOST:
     EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1)
@@ -416,6 +445,7 @@ if EMAIL_HOST:
 PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
 PASSWORD_RESET_RATE_LIMIT = env_int("PASSWORD_RESET_RATE_LIMIT", 5, minimum=0)
 PASSWORD_RESET_RATE_WINDOW = env_int("PASSWORD_RESET_RATE_WINDOW", 3600, minimum=1)
+PASSWORD_RESET_RECIPIENT_LIMIT = env_int("PASSWORD_RESET_RECIPIENT_LIMIT", 3, minimum=0)
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

@@ -29,6 +29,11 @@ clock: Callable[[], float] = time.time
 SLICES = 30
 
 
+def cache_key(*parts: str) -> str:
+    """The one place the throttles name their keys in the shared cache."""
+    return ":".join(parts)
+
+
 @dataclass(frozen=True)
 class Verdict:
     allowed: bool
@@ -57,7 +62,7 @@ class Window:
         return now - self.seconds
 
     def slice_key(self, who: str, index: int) -> str:
-        return f"throttle:{self.scope}:{who}:{index}"
+        return cache_key("throttle", self.scope, who, str(index))
 
     def keys(self, who: str, now: float) -> list[str]:
         """The current slice's key first, then the older slices' keys, newest first."""

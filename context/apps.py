@@ -16,4 +16,6 @@ class ContextConfig(AppConfig):
     verbose_name = _("Context assembly")
 
     def ready(self) -> None:
+        from context import budget  # noqa: F401  (registers the budget's system check)
+
         post_migrate.connect(_restore_fulltext, dispatch_uid="context.restore_fulltext")

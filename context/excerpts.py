@@ -185,6 +185,10 @@ class Growing:
         newline = 2 if self.quoted else 1
         return body - (newline if ends else 0) + (2 if self.quoted else 0)
 
+    def length(self) -> int:
+        """The rendering's length as it stands (once a unit is kept)."""
+        return self._length(self.body, self.kept[-1])
+
     def length_with(self, index: int) -> int:
         _, body = self._grown(index)
         return self._length(body, max(index, self.kept[-1] if self.kept else -1))

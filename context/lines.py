@@ -1,7 +1,7 @@
 """How a mission is named in a line of the prompt (its header: seq, session, date and
 time), and the pending section's digest lines: their widths, and how many fit under the
 section's cap. The rendering (context.rendering) writes them; the fold's trigger
-(context.window.fold_due) counts them."""
+(summaries.due.fold_due) counts them."""
 
 from datetime import UTC, datetime
 from functools import cache

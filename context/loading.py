@@ -1,4 +1,4 @@
-"""Loading what a prompt needs (DESIGN.md §3), in a constant number of queries whatever
+"""Loading what a prompt needs (docs/design.md §3), in a constant number of queries whatever
 the session's length. Rendering it is context.rendering's job."""
 
 import re
@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
 from config.prepared import PreparedSql, prepared
+from context.budget import HISTORY_MIN_CHARS, PromptBudget, channel_budget
 from context.detail import window_shares
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
@@ -26,7 +26,7 @@ from office.models import Channel, Employee, Office
 from sessions.models import ChatSession
 from summaries.render import Labels, Ref, render_summary, state_refs
 from summaries.schemas import SummaryState
-from summaries.selectors import summary_labels, summary_shown
+from summaries.selectors import ShownSummary, summary_labels, summary_shown
 
 RECALL_PASSAGES = 64
 # A hit shorter than this (a question turn, a one-line answer) brings the passage after it.
@@ -42,9 +42,6 @@ WHOLE_MISSION_PASSAGES = 8
 MEMORY_CANDIDATES = 40
 # How much of a pending mission is loaded for its digest line (the newest gets more).
 PENDING_HEAD_CHARS = 400
-# What a mission shown in full may cost beside its text: its header, turn labels and
-# quoting (also what a prompt held to its history's size allows per mission).
-HISTORY_MIN_CHARS = 80
 SIZE_STEP = 32
 # A mission the person names by the number they see: "#2", "#1a" (a synthesis), also
 # with a Korean particle written on ("#2에서").
@@ -135,8 +132,7 @@ class ContextInputs:
     # Older missions of this session in full, when the whole history fits the envelope
     # (then they stand in for the summary and the pending digests).
     history: list[Mission]
-    detail_budget: int
-    envelope: int
+    budget: PromptBudget
     ranked_memory: list[MemoryItem]
     # Passages named by the instruction (#seq) or by summary items that match it, first;
     # then the best-ranked ones.
@@ -356,19 +352,21 @@ def brief_load(*, mission: Mission) -> Brief | None:
     return None
 
 
-def context_load(
-    *,
-    session: ChatSession,
-    channel: Channel,
-    employee: Employee,
-    instruction: str,
-    seq: int,
-    at: datetime,
-    label: str = "",
-) -> ContextInputs:
-    """What the prompt of mission `seq` (shown to the person as `label`; blank: its seq)
-    needs."""
-    office = channel.office
+@dataclass
+class _SummaryView:
+    """The session's summary as the prompt reads it: the stored state (its list of
+    dropped missions read as stored), the numbers the person sees on the missions it
+    cites, and its record of superseded statements."""
+
+    shown: ShownSummary
+    stored: dict[str, Any]
+    state: SummaryState
+    dropped: set[Ref]
+    labels: Labels
+    superseded: dict[Ref, list[Superseded]]
+
+
+def _summary_view(*, session: ChatSession, channel: Channel) -> _SummaryView:
     shown = summary_shown(session=session)
     stored = shown.shown.state if shown.shown else {}
     # The state names every folded mission it left out, with a digest each: a list that
@@ -384,44 +382,63 @@ def context_load(
         session_id=shown.shown.session_id if shown.shown else session.pk,
     )
     superseded = recorded(state, stored.get("dropped", []), labels)
-    recent = window_missions(session_id=session.pk, before_seq=seq)
-    window_start = min((m.seq for m in recent), default=seq)
-    envelope = int(settings.CONTEXT_BUDGET_CHARS[channel.kind])
-    # Missions of the window that it does not show whole (a digest line each, or cut to
-    # fit) are recalled like missions outside it, for what the window leaves out (the
-    # rendering drops what it shows): recall reads up to the last of them. The window's
-    # budget is what the envelope leaves beside the instruction and the other sections
-    # at their caps (the summary as it is): at least what the rendering gives it.
-    window_budget = min(
-        channel.detail_budget,
-        envelope
-        - len(instruction)
-        - HISTORY_MIN_CHARS
-        - len(shown.text)
-        - settings.SYSTEM_BUDGET_CHARS
-        - settings.PENDING_BUDGET_CHARS
-        - settings.MEMORY_BUDGET_CHARS
-        - settings.RECALL_BUDGET_CHARS,
-    )
-    recall_start = max(
-        (s.seq + 1 for s in window_shares(recent, max(window_budget, 0)) if s.allowed < s.full),
+    return _SummaryView(shown, stored, state, dropped, labels, superseded)
+
+
+def _summary_for_prompt(view: _SummaryView, *, whole_history: bool) -> tuple[str, list[Ref]]:
+    """The summary's text as the prompt shows it (the stored text is the state rendered
+    with seqs: it is rendered again with the numbers the person sees), and every mission it
+    cites or drops. With the session's `whole_history` in the prompt in full, the summary
+    keeps only what was carried over from earlier sessions."""
+    state, dropped = view.state, view.dropped
+    if whole_history:
+        state = SummaryState.model_validate(view.stored).carried_only()
+        dropped = {(d.session, d.mission) for d in state.dropped}
+    refs = sorted(state_refs(state) | dropped, key=lambda r: (r[0] or 0, r[1]))
+    text = render_summary(state, view.labels) if whole_history or view.shown.text else ""
+    return text, refs
+
+
+def _recall_start(recent: list[Mission], window_start: int, room: int) -> int:
+    """The first seq recall may not read: missions of the window that it does not show
+    whole (a digest line each, or cut to fit in `room`) are recalled like missions outside
+    it, for what the window leaves out (the rendering drops what it shows)."""
+    return max(
+        (s.seq + 1 for s in window_shares(recent, room) if s.allowed < s.full),
         default=window_start,
     )
 
-    # This session's missions before the window: all of them, if they fit the envelope
-    # beside the window (then no summary needs to repeat them), else the pending ones.
-    recent_chars = min(
-        sum(len(m.instruction) + len(m.reply) for m in recent), channel.detail_budget
-    )
-    room = envelope - recent_chars - len(instruction) - settings.MEMORY_BUDGET_CHARS - 4_000
-    # Sized over at most as many missions as could fit, so the cost does not grow with
-    # the session: more than that never fits.
+
+@dataclass
+class _Older:
+    """This session's missions before the window, as the prompt shows them: all of them
+    in full (`history`) when they fit the envelope beside the window, else the pending
+    ones as digests."""
+
+    history: list[Mission]
+    pending: list[PendingMission]
+    # The chars of the session's whole history when it is small enough to matter (a
+    # prompt is never dearer than the history it stands for); None when it is larger
+    # than any prompt.
+    history_chars: int | None
+    count: int
+
+
+def _older_missions(
+    *,
+    session: ChatSession,
+    shown: ShownSummary,
+    recent: list[Mission],
+    window_start: int,
+    room: int,
+) -> _Older:
+    """The session's missions before the window, sized over at most as many missions as
+    could fit in `room`: more than that never fits, so the cost does not grow with the
+    session."""
     most = max(room // HISTORY_MIN_CHARS, 0) + 1
     # Seqs start at 1: while the window starts there, nothing of this session is older
-    # than it (no history to size, nothing pending), and in a channel's first session
-    # nothing at all is outside it (nothing to recall). Three queries fewer.
+    # than it (no history to size, nothing pending).
     all_in_window = window_start <= 1
-    nothing_outside = recall_start <= 1 and session.number <= 1
     # Read in steps of SIZE_STEP rows, so that few statements serve every `most`.
     lengths = (
         []
@@ -430,57 +447,65 @@ def context_load(
             -(-most // SIZE_STEP) * SIZE_STEP, session_id=session.pk, before_seq=window_start
         )[:most]
     )
-    size = {"count": len(lengths), "chars": sum(row["chars"] for row in lengths)}
-    history: list[Mission] = []
-    # The size of the session's whole history, when it is small enough to matter (a
-    # prompt is never dearer than the history it stands for); None when it is larger
-    # than any prompt.
+    count, chars = len(lengths), sum(row["chars"] or 0 for row in lengths)
     history_chars: int | None = None
-    if size["count"] < most:
-        history_chars = (size["chars"] or 0) + sum(
-            len(m.instruction) + len(m.reply) for m in recent
-        )
-    fits = (
-        0 < size["count"] < most
-        and (size["chars"] or 0) + HISTORY_MIN_CHARS * size["count"] <= room
-    )
+    if count < most:
+        history_chars = chars + sum(len(m.instruction) + len(m.reply) for m in recent)
+    fits = 0 < count < most and chars + HISTORY_MIN_CHARS * count <= room
     if fits and shown.carried_from_number is None:
         history = _HISTORY(session_id=session.pk, before_seq=window_start)
-        pending: list[PendingMission] = []
+        return _Older(history=history, pending=[], history_chars=history_chars, count=count)
+    if shown.carried_from_number is not None:
+        rows = _PENDING(session_id=shown.pending_session_id, after_seq=shown.pending_after_seq)
+    elif all_in_window:
+        rows = []
     else:
-        if shown.carried_from_number is not None:
-            rows = _PENDING(session_id=shown.pending_session_id, after_seq=shown.pending_after_seq)
-        elif all_in_window:
-            rows = []
-        else:
-            rows = _PENDING_BEFORE(
-                session_id=shown.pending_session_id,
-                after_seq=shown.pending_after_seq,
-                before_seq=window_start,
-            )
-        pending = [
-            PendingMission(
-                id=row["id"],
-                seq=row["seq"],
-                label=row["label"],
-                at=row["at"],
-                instruction=row["head"],
-                reply=row["tail"],
-            )
-            for row in rows
-        ]
+        rows = _PENDING_BEFORE(
+            session_id=shown.pending_session_id,
+            after_seq=shown.pending_after_seq,
+            before_seq=window_start,
+        )
+    pending = [
+        PendingMission(
+            id=row["id"],
+            seq=row["seq"],
+            label=row["label"],
+            at=row["at"],
+            instruction=row["head"],
+            reply=row["tail"],
+        )
+        for row in rows
+    ]
+    return _Older(history=[], pending=pending, history_chars=history_chars, count=count)
 
-    terms = query_terms(instruction)
+
+def _recall_load(
+    *,
+    instruction: str,
+    terms: list[str],
+    state: SummaryState,
+    session: ChatSession,
+    channel: Channel,
+    history: bool,
+    recall_start: int,
+) -> tuple[list[RecalledPassage], list[RecalledPassage]]:
+    """The passages recall may show, as (pinned, ranked): first those of missions the
+    instruction names (#2) and those the summary items matching it cite, then the
+    best-ranked ones, each with its neighbours (one query for all)."""
+    # In a channel's first session nothing at all is outside a window that starts at the
+    # session's start: nothing to recall.
+    if recall_start <= 1 and session.number <= 1:
+        return [], []
 
     def candidates() -> QuerySet[Passage]:
         return _recall_passages(
-            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=recall_start
+            history, channel_id=channel.pk, session_id=session.pk, window_start=recall_start
         )
 
     pinned_ids: list[int] = []
     # "#2" is the mission the person sees as #2 (its label), not the session's seq 2.
     named = set(_MISSION_REF.findall(instruction))
-    if named and not history and not nothing_outside:
+    if named and not history:
         pinned_ids += list(
             candidates()
             .filter(session_id=session.pk, mission__label__in=sorted(named))
@@ -488,7 +513,7 @@ def context_load(
             .values_list("id", flat=True)[:EVIDENCE_PASSAGES]
         )
     ranked_ids: list[int] = []
-    if terms and not nothing_outside:
+    if terms:
         evidence = _evidence_filter(_matching_item_refs(state, set(terms)), session)
         if evidence is not None:
             pinned_ids += rank_passages(
@@ -497,7 +522,7 @@ def context_load(
                 limit=EVIDENCE_PASSAGES,
             )
         recall = _RECALL(
-            bool(history), channel_id=channel.pk, session_id=session.pk, window_start=recall_start
+            history, channel_id=channel.pk, session_id=session.pk, window_start=recall_start
         )
         ranked_ids = rank_passages(
             candidates=Candidates.of(recall),
@@ -511,58 +536,100 @@ def context_load(
         whole=ranked_ids[:WHOLE_MISSIONS] if asked_values(instruction) else [],
     )
     pinned_set = set(pinned_ids)
+    return [p for p in loaded if p.id in pinned_set], [p for p in loaded if p.id not in pinned_set]
 
+
+def _memory_load(
+    *, office: Office, employee: Employee, channel: Channel, instruction: str, terms: list[str]
+) -> tuple[list[MemoryItem], list[MemoryItem]]:
+    """Long-term memory in the mission's scope, as (standing, ranked for the instruction)."""
     pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
-    ranked: list[MemoryItem] = []
-    if terms:
-        rankable = _RANKABLE_MEMORY(
-            office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
-        )
-        ranked_memory_ids = rank_memory_items(
-            candidates=Candidates.of(rankable), text=instruction, limit=MEMORY_CANDIDATES
-        )
-        if ranked_memory_ids:
-            items = {i.pk: i for i in MemoryItem.objects.filter(pk__in=ranked_memory_ids)}
-            ranked = [items[i] for i in ranked_memory_ids if i in items]
-    else:
+    if not terms:
         # Nothing to rank by (an empty or stop-word instruction): the freshest items.
         in_scope = memory_in_scope(
             office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
         )
-        ranked = list(memory_rankable(in_scope).order_by("-updated_at", "-id")[:MEMORY_CANDIDATES])
+        fresh = memory_rankable(in_scope).order_by("-updated_at", "-id")[:MEMORY_CANDIDATES]
+        return pinned, list(fresh)
+    rankable = _RANKABLE_MEMORY(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
+    ids = rank_memory_items(
+        candidates=Candidates.of(rankable), text=instruction, limit=MEMORY_CANDIDATES
+    )
+    if not ids:
+        return pinned, []
+    items = {i.pk: i for i in MemoryItem.objects.filter(pk__in=ids)}
+    return pinned, [items[i] for i in ids if i in items]
 
+
+def context_load(
+    *,
+    session: ChatSession,
+    channel: Channel,
+    employee: Employee,
+    instruction: str,
+    seq: int,
+    at: datetime,
+    label: str = "",
+) -> ContextInputs:
+    """What the prompt of mission `seq` (shown to the person as `label`; blank: its seq)
+    needs."""
+    office = channel.office
+    budget = channel_budget(channel)
+    view = _summary_view(session=session, channel=channel)
+    recent = window_missions(session_id=session.pk, before_seq=seq)
+    window_start = min((m.seq for m in recent), default=seq)
+    # The window's room as the renderer will give it (the summary as it is): recall reads
+    # up to the last mission of the window it does not show whole.
+    expected = budget.window_expected(
+        instruction_chars=len(instruction), summary_chars=len(view.shown.text)
+    )
+    recall_start = _recall_start(recent, window_start, expected)
+    window_chars = min(sum(len(m.instruction) + len(m.reply) for m in recent), budget.detail)
+    older = _older_missions(
+        session=session,
+        shown=view.shown,
+        recent=recent,
+        window_start=window_start,
+        room=budget.history_room(window_chars=window_chars, instruction_chars=len(instruction)),
+    )
+    terms = query_terms(instruction)
+    pinned_passages, recalled = _recall_load(
+        instruction=instruction,
+        terms=terms,
+        state=view.state,
+        session=session,
+        channel=channel,
+        history=bool(older.history),
+        recall_start=recall_start,
+    )
+    pinned, ranked = _memory_load(
+        office=office, employee=employee, channel=channel, instruction=instruction, terms=terms
+    )
     colleagues = [e for e in _ACTIVE_EMPLOYEES(office_id=office.pk) if e.pk != employee.pk]
-    if history:
-        # This session's missions are all in the prompt in full: the summary keeps only
-        # what was carried over from earlier sessions.
-        state = SummaryState.model_validate(stored).carried_only()
-        dropped = {(d.session, d.mission) for d in state.dropped}
-    refs = state_refs(state) | dropped
+    summary_text, refs = _summary_for_prompt(view, whole_history=bool(older.history))
     return ContextInputs(
         office=office,
         employee=employee,
         colleagues=colleagues,
         pinned=pinned,
         session_number=session.number,
-        # The stored text is the state rendered with seqs: rendered again with labels.
-        summary_text=render_summary(state, labels) if history or shown.text else "",
-        summary_labels=labels,
-        summary_refs=sorted(refs, key=lambda r: (r[0] or 0, r[1])),
-        carried_from=shown.carried_from_number,
-        pending=pending,
+        summary_text=summary_text,
+        summary_labels=view.labels,
+        summary_refs=refs,
+        carried_from=view.shown.carried_from_number,
+        pending=older.pending,
         recent=recent,
-        history=history,
-        detail_budget=channel.detail_budget,
-        envelope=envelope,
+        history=older.history,
+        budget=budget,
         ranked_memory=ranked,
-        pinned_passages=[p for p in loaded if p.id in pinned_set],
-        recalled=[p for p in loaded if p.id not in pinned_set],
+        pinned_passages=pinned_passages,
+        recalled=recalled,
         instruction=instruction,
         seq=seq,
         label=label,
         at=at,
         terms=terms,
-        history_chars=history_chars,
-        history_count=size["count"] + len(recent),
-        superseded=superseded,
+        history_chars=older.history_chars,
+        history_count=older.count + len(recent),
+        superseded=view.superseded,
     )

@@ -1,4 +1,4 @@
-"""The context of a mission (DESIGN.md §3): load, then render. Reads only."""
+"""The context of a mission (docs/design.md §3): load, then render. Reads only."""
 
 from datetime import datetime
 

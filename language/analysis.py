@@ -1,5 +1,5 @@
 """Text normalised for search, the same way for what is indexed and what is asked, so
-that the form of a word does not decide whether it is found (DESIGN.md §3, recall).
+that the form of a word does not decide whether it is found (docs/design.md §3, recall).
 
 - English (and other Latin-script words): lower-cased and stemmed (Snowball), so
   "launches", "launching" and "launch" are one term.
@@ -116,8 +116,9 @@ def _kiwi() -> "Kiwi":
 def warm_up() -> None:
     """Load the analyser now, when a process starts serving, so that the first Korean
     text it meets does not wait for it. Loading holds the GIL for its whole second or
-    two (measured), so it is done before the server accepts anyone, not on a thread
-    beside a running event loop. Nothing to do with the "rules" analyser."""
+    two (measured): the web server does it in its warm-up, before /healthz says it is
+    ready (config/warmup.py), and a worker before its first task. Nothing to do with the
+    "rules" analyser."""
     if analyser() == "kiwi":
         _kiwi()
 

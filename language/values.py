@@ -1,7 +1,7 @@
 """Values as values: amounts, dates and percentages read from English and Korean text
-into one comparable form, so that "29,900" is 29900, "80만원" is 800,000원, "1,240만원" is
-12,400,000원, "이만구천구백원" is 29,900원, and "3월 14일", "3/14", "03-14", "March 14"
-and "삼월 십사일" are one date.
+into one comparable form, so that "29,900" is 29900, "80만원" is 800,000원, "만원" is
+10,000원, "1,240만원" is 12,400,000원, "이만구천구백원" is 29,900원, and "3월 14일", "3/14",
+"03-14", "March 14" and "삼월 십사일" are one date.
 
 The verifier compares what a summary item states with what its missions said as values
 (an amount must match in number and currency, a date in month and day, and year where
@@ -18,6 +18,9 @@ _HANGUL_DIGITS = "일이삼사오육칠팔구"
 _SMALL_UNITS = {"십": 10, "백": 100, "천": 1_000}
 _BIG_UNITS = {"만": 10**4, "억": 10**8, "조": 10**12}
 _HANGUL_NUMERAL = _HANGUL_DIGITS + "".join(_SMALL_UNITS) + "".join(_BIG_UNITS)
+# Units that stand for one of them before a currency or a percentage ("만원" is 10,000원,
+# "억원대" 100,000,000원). Not 조: "조원" is a team member, seldom a trillion won.
+_UNITS_ALONE = ("십", "백", "천", "만", "억")
 # A number as Korean writes it: digits, Hangul numerals and their units, a space allowed
 # only after 만/억/조 before the next group ("1억 2천만", "3만 5천").
 # A Hangul digit never follows a digit ("15일" is the 15th, not 15 and 1).
@@ -68,10 +71,6 @@ _MONTHS = {
 }
 MONTH_NAMES = tuple(_MONTHS)
 _MONTH_NAME = "|".join(sorted(_MONTHS, key=len, reverse=True))
-# Irregular Hangul month names: 유월 (6), 시월 (10).
-_KO_MONTH_WORDS = {"유월": 6, "시월": 10}
-
-_NOT_AFTER_WORD = r"(?<![\w.,])"
 _DATE_PATTERNS = [
     # 2026-03-14, 2026.3.14, 2026/03/14
     re.compile(r"(?<![\w.])(?P<y>\d{4})[-./](?P<m>\d{1,2})[-./](?P<d>\d{1,2})(?![\d])"),
@@ -235,10 +234,11 @@ def _read(text: str) -> tuple[set[Value], list[tuple[int, int]]]:
         percent = bool(match.group("percent"))
         if _is_hangul_numeral(raw):
             # Hangul numerals are words as well ("이", "일", "만", "천"): a value only with
-            # a unit after them and more than one syllable ("이만구천구백원", "삼십 퍼센트").
-            if len(raw.replace(" ", "")) < 2 or not (match.group("after") or percent):
+            # a unit after them, and more than one syllable ("이만구천구백원", "삼십 퍼센트")
+            # unless it is a unit alone, one of it ("만원", "천 원", "억원대", "백프로").
+            if not (match.group("after") or percent):
                 continue
-            if raw[-1] in _BIG_UNITS and raw == raw[-1]:
+            if len(raw) < 2 and raw not in _UNITS_ALONE:
                 continue
         number = parse_number(raw)
         if number is None:

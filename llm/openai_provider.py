@@ -8,7 +8,7 @@ built here, and answers are read as the JSON the server sent. The SDK's typed la
 every message of the request through its TypedDicts and builds a model object for every
 streamed chunk: measured on the mission path, that was about a fifth of the CPU of a reply
 and its memory extraction, for bodies that are already plain JSON in the chat-completions
-shape (DESIGN.md §8: many replies share one process)."""
+shape (docs/design.md §8: many replies share one process)."""
 
 from __future__ import annotations
 

@@ -27,6 +27,7 @@ from memory.services import (
     memory_proposal_reject,
     memory_target,
 )
+from office.auth import memory_write_allowed
 from office.models import Channel, Employee, Office
 from office.selectors import channel_get_for_user
 
@@ -174,6 +175,9 @@ def memory_create(request: HttpRequest, body: MemoryIn) -> Status[dict[str, Any]
     channel = (
         Channel.objects.filter(pk=body.channel, office=office).first() if body.channel else None
     )
+    # Counted before the write, refused (429, config.api) once over: each item is a row
+    # memory search, and possibly every prompt of its scope, reads.
+    memory_write_allowed(user_id=user.pk)
     try:
         target = memory_target(office=office, scope=body.scope, employee=employee, channel=channel)
         item = memory_item_create(
@@ -221,6 +225,7 @@ def memory_supersede(
         return Status(400, {"code": "invalid", "message": "the item is already retired"})
     if refused := _bad_text(body.text):
         return refused
+    memory_write_allowed(user_id=_user(request).pk)
     try:
         new = memory_item_supersede(
             old=old, text=body.text, kind=body.kind, created_by=_user(request)

@@ -1,4 +1,4 @@
-"""Memory extraction (DESIGN.md §5): after a mission, durable items it taught are
+"""Memory extraction (docs/design.md §5): after a mission, durable items it taught are
 proposed and remembered. A model with structured output proposes them; without one
 (the offline provider), explicit patterns such as "remember …" and "always …" do.
 

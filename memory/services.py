@@ -1,4 +1,4 @@
-"""Writes for long-term memory (DESIGN.md §5): the only place that changes MemoryItem.
+"""Writes for long-term memory (docs/design.md §5): the only place that changes MemoryItem.
 
 Items keep their provenance (origin, source mission, who, when). Nothing is deleted: an
 item is retired, or superseded by a newer one that keeps the link."""

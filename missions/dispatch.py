@@ -1,4 +1,4 @@
-"""Who answers an instruction, by channel kind (DESIGN.md §2, README "Who answers").
+"""Who answers an instruction, by channel kind (docs/design.md §2, README "Who answers").
 
 - dm: that employee.
 - master: the master employee (chief of staff). Each other employee named with @name gets

@@ -3,7 +3,6 @@
 synthesis is its plan's number with a letter, "1a", then "1b" for a later one."""
 
 import string
-from collections.abc import Iterable, Iterator
 
 from missions.models import Mission, MissionSource
 
@@ -32,34 +31,3 @@ def synthesis_label(*, session_id: int, plan: Mission) -> str:
     while (label := plan.label + label_letters(index)) in taken:
         index += 1
     return label
-
-
-def labels_of(
-    rows: Iterable[tuple[int, int, str, int | None]], *, plans: set[int]
-) -> Iterator[tuple[int, str]]:
-    """(mission id, label) for missions given as (id, session id, source, parent id),
-    ordered by session id then seq (a plan's session is never newer than its
-    synthesis's): the labels `missions.creation` gives, for missions from before labels
-    existed. `plans`: the ids of missions that have a synthesis (their labels are kept
-    until it comes)."""
-    session_id: int | None = None
-    own = 0
-    taken: set[str] = set()
-    plan_labels: dict[int, str] = {}
-    syntheses: dict[int, int] = {}
-    for pk, session, source, parent_id in rows:
-        if session != session_id:
-            session_id, own, taken = session, 0, set()
-        if source == MissionSource.SYNTHESIS and parent_id is not None:
-            index = syntheses.get(parent_id, 0)
-            base = plan_labels.get(parent_id, "")
-            while (label := base + label_letters(index)) in taken:
-                index += 1
-            syntheses[parent_id] = syntheses.get(parent_id, 0) + 1
-        else:
-            own += 1
-            label = str(own)
-        taken.add(label)
-        if pk in plans:
-            plan_labels[pk] = label
-        yield pk, label

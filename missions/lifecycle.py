@@ -15,7 +15,7 @@ from django.utils import timezone
 from config.celery import queue_task_on_commit
 from config.prepared import PreparedUpdate
 from context.models import Passage
-from context.window import session_progress
+from context.progress import session_progress
 from memory.extraction import extract_at_once
 from missions.models import (
     Message,
@@ -33,6 +33,7 @@ from missions.texts import office_text
 from missions.timeline import message_data, message_post
 from realtime.events import send_frame_on_commit
 from realtime.frames import ReplyDoneFrame, UsageData
+from summaries.due import fold_may_be_due
 
 REPORT_EXCERPT_CHARS = 400
 
@@ -139,10 +140,6 @@ def mission_complete(
     _tell_plan(mission)
     if mission.source == MissionSource.MEETING_FOLLOWUP and mission.parent_id is not None:
         _report_back(mission)
-    if mission.attempts > 1:
-        # A retried mission may finish after the fold watermark passed it; the summary
-        # decides whether it needs a late fold.
-        queue_task_on_commit("summaries.tasks.summary_fold_late", mission.pk)
     if not mission.instruction_is_generated and extract_at_once(mission.instruction):
         # Said to be kept: remembered now. The rest is extracted with its fold.
         queue_task_on_commit("memory.tasks.memory_extract_from_mission", mission.pk)
@@ -164,22 +161,34 @@ def _followups_on_commit(mission: Mission) -> None:
     transaction.on_commit(
         partial(
             _queue_followups,
+            mission.pk,
             mission.session_id,
             mission.seq,
             len(mission.instruction) + len(mission.reply),
+            # A retried mission was failed, outside the conversation, when a fold may have
+            # read it: that fold can land after this reads the watermark.
+            retried=mission.attempts > 1,
         )
     )
 
 
-def _queue_followups(session_id: int, seq: int, chars: int) -> None:
-    """The recall index and the fold, each only when it can be due (one query)."""
+def _queue_followups(
+    mission_id: int, session_id: int, seq: int, chars: int, *, retried: bool
+) -> None:
+    """The recall index and the fold, each only when it can be due (one query); a late
+    fold when the watermark has passed the mission (it was retried, or stopped after a
+    retry, once the folds had gone past it), whatever attempt finished it."""
     progress = session_progress(session_id=session_id)
     if progress is None:
         return
     if progress.index_due(seq=seq, chars=chars):
         queue_task_on_commit("context.tasks.passages_index_session", session_id)
-    if progress.fold_may_be_due():
+    if fold_may_be_due(
+        mission_count=progress.mission_count, folded_through=progress.folded_through
+    ):
         queue_task_on_commit("summaries.tasks.summary_fold", session_id)
+    if retried or seq <= progress.folded_through:
+        queue_task_on_commit("summaries.tasks.summary_fold_late", mission_id)
 
 
 def _tell_plan(mission: Mission) -> None:
@@ -278,6 +287,9 @@ def mission_stop(*, mission: Mission) -> bool:
                 now,
             )
             mission.reply = ""
+            # Part of the conversation like any stopped mission: indexed and folded in
+            # its turn (late, if it was a retry the folds had gone past).
+            _followups_on_commit(mission)
             _post_stopped(mission)
             return True
     asked = Mission.objects.filter(

@@ -9,9 +9,13 @@ costs one, as it runs the model again. Exactly `limit` are accepted in any windo
 that would pass it is refused with the seconds until it fits, and its cost is given
 back, since it created nothing.
 
-If the cache cannot be reached (Redis down), the missions of the user's offices created in
-the window, and the retries recorded in the database meanwhile, are counted instead: an
-outage of Redis never refuses, or loses, an instruction, and the limit still holds."""
+If the cache cannot be reached (Redis down), each charge is recorded in the database
+before it is counted (office.attempts: of 40 sent at once, at most the limit see
+themselves within it), and the missions of the user's offices created in the window before
+the first of those charges — what the cache counted before it went away — are added: an
+outage of Redis never refuses, or loses, an instruction, and the limit still holds. (The
+missions themselves cannot be the count: those accepted at once are not created yet when
+the others count; that let 34 of 40 through a limit of 30.)"""
 
 import logging
 from datetime import UTC, datetime
@@ -20,7 +24,7 @@ from django.conf import settings
 
 from config.throttle import Verdict, Window, throttle_hit
 from missions.models import Mission, MissionSource
-from office.attempts import attempts_counted, attempts_recorded
+from office.attempts import attempts_recorded
 
 logger = logging.getLogger(__name__)
 
@@ -51,35 +55,27 @@ def _window() -> Window:
     return Window("instruction", settings.INSTRUCTION_RATE_LIMIT, settings.INSTRUCTION_RATE_WINDOW)
 
 
-def _retries(seconds: int) -> Window:
-    # Recorded only while the cache is down; the instruction window's limit applies.
-    return Window("instruction-retry", 10**9, seconds)
-
-
 def instruction_allowed(*, user_id: int, cost: int = 1, retry: bool = False) -> Verdict:
-    """Whether `user_id` may create `cost` more missions now (or retry one, `retry`); if
-    so, they are counted."""
+    """Whether `user_id` may create `cost` more missions now (or retry one, `retry`: a
+    retry runs the model again and is charged as one); if so, they are counted."""
 
     def in_database(window: Window, who: str, cost: int, now: float) -> int:
-        used = (
-            _created_since(user_id=user_id, start=window.start(now))
-            + attempts_counted(_retries(window.seconds), who, now)
-            + cost
-        )
-        if retry and used <= window.limit:
-            attempts_recorded(_retries(window.seconds), who, cost, now)
-        return used
+        def before_the_outage(first: datetime) -> int:
+            return _created_since(user_id=user_id, start=window.start(now), before=first)
+
+        return attempts_recorded(window, who, cost, now, earlier=before_the_outage)
 
     return throttle_hit(_window(), str(user_id), cost=cost, fallback=in_database)
 
 
-def _created_since(*, user_id: int, start: float) -> int:
-    """Missions created in the user's offices since `start` (a Unix time); a plan's
-    synthesis is the office's own work, not one the person started."""
+def _created_since(*, user_id: int, start: float, before: datetime) -> int:
+    """Missions created in the user's offices from `start` (a Unix time) to `before`; a
+    plan's synthesis is the office's own work, not one the person started."""
     return (
         Mission.objects.filter(
             channel__office__owner_id=user_id,
             created_at__gte=datetime.fromtimestamp(start, tz=UTC),
+            created_at__lt=before,
         )
         .exclude(source=MissionSource.SYNTHESIS)
         .count()

@@ -1,4 +1,4 @@
-"""How many replies do their Python work at once in one process (DESIGN.md §8).
+"""How many replies do their Python work at once in one process (docs/design.md §8).
 
 A reply spends most of its life waiting for the model, and any number of replies may
 wait at once (`REPLY_CONCURRENCY`). Its other parts, claiming the mission, reading and

@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -32,10 +33,24 @@ from office.services import (
     office_edit,
 )
 from office.ui import chat_strings
+from office.views import ThrottledPasswordChangeView
 from sessions.selectors import session_current
 
 # The admin's log-in says so when the log-in throttle refused it (office.auth).
 admin.site.login_form = AdminLoginForm
+
+
+def admin_password_change(request: HttpRequest) -> HttpResponseBase:
+    """The admin's own password-change page (Django's checks the old password unthrottled):
+    the throttled view of /accounts/password_change/ in the admin's frame. Routed ahead
+    of the admin's URLs (config/urls.py), behind its staff check."""
+    request.current_app = admin.site.name
+    view = ThrottledPasswordChangeView.as_view(
+        success_url=reverse("admin:password_change_done", current_app=admin.site.name),
+        extra_context=admin.site.each_context(request),
+    )
+    return view(request)
+
 
 # Django stores a permission's name in English when it migrates ("Can add office"); the
 # lists of permissions say it in the reader's language from its codename instead.

@@ -1,25 +1,45 @@
 """Throttles on the doors of the office: log-ins (the form, the admin and HTTP Basic all go
-through this backend), sign-ups, hires and new sessions. Counters live in the cache
-(config.throttle); the log-in's fall back on the database when it is unreachable.
+through this backend), the password-change form, sign-ups, hires, projects, memory items,
+new sessions and password resets. Counters live in the cache (config.throttle); the
+log-in's fall back on the database when it is unreachable.
 
-A log-in attempt is counted before its password is hashed, atomically, per account and per
-address separately: of any number of guesses sent at once, at most the limit are checked.
-A browser that has logged in to an account before carries a signed cookie naming it (a
-known device): its attempts on that account are counted apart, so guesses from elsewhere,
-at that account or across many accounts from one address, never lock its owner out."""
+The log-in throttle punishes the source that fails, not the owner. A log-in attempt is
+counted before its password is hashed, atomically, so of any number of guesses sent at
+once at most the limit are checked. Each attempt comes from a source: this browser, if it
+carries a signed cookie saying it logged in to the account before (a known device), else
+the requesting address. Every source has a small budget of its own per account
+(LOGIN_FAILURE_SOURCE_LIMIT). A source the account has logged in from before — a known
+device, or an address a right password came from within LOGIN_DEVICE_MAX_AGE (how an API
+client with no cookies is recognised) — is held to that budget alone. Any other source
+also spends the account's budget for unknown sources (LOGIN_FAILURE_LIMIT) and its
+address's budget across accounts (LOGIN_FAILURE_ADDRESS_LIMIT).
 
+So guesses from anywhere at an account (even ten every window, for ever) keep out only
+sources it has never logged in from: the owner's browsers, the owner's network and the
+owner's API client still get in with the right password. A known source that keeps
+failing (a stolen laptop, a script with an old password, a guesser behind the owner's
+NAT) stops itself after LOGIN_FAILURE_SOURCE_LIMIT, and nobody else. What a password
+check cannot do is tell the owner at a brand-new address from a guesser there: while the
+account is under attack that one waits for the window (or resets the password by e-mail).
+A right password gives back what its attempt was charged."""
+
+import logging
 import secrets
+import unicodedata
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.core.signing import BadSignature
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 
-from config.throttle import Verdict, Window, throttle_hit, throttle_refund
+from config.throttle import Verdict, Window, cache_key, throttle_hit, throttle_refund
 from office.attempts import attempts_recorded
+
+logger = logging.getLogger(__name__)
 
 DEVICE_COOKIE = "office_device"
 _DEVICE_SALT = "office.auth.known-device"
@@ -47,7 +67,7 @@ def _login_windows() -> tuple[Window, Window, Window]:
     return (
         Window("login-account", settings.LOGIN_FAILURE_LIMIT, seconds),
         Window("login-address", settings.LOGIN_FAILURE_ADDRESS_LIMIT, seconds),
-        Window("login-device", settings.LOGIN_FAILURE_LIMIT, seconds),
+        Window("login-source", settings.LOGIN_FAILURE_SOURCE_LIMIT, seconds),
     )
 
 
@@ -83,17 +103,47 @@ def remember_device(response: HttpResponse, *, request: HttpRequest, username: s
     )
 
 
+def _known_address_key(account: str, address: str) -> str:
+    return cache_key("login-known", account, address)
+
+
+def address_known(*, username: str, address: str) -> bool:
+    """Whether a right password for `username` came from `address` within
+    LOGIN_DEVICE_MAX_AGE (an unreachable cache knows no address)."""
+    try:
+        return bool(cache.get(_known_address_key(_account(username), address)))
+    except Exception as exc:
+        logger.warning("log-in throttle: cache unreachable (%s); address taken as unknown", exc)
+        return False
+
+
+def remember_address(*, username: str, address: str) -> None:
+    """Mark `address` as one `username` logged in from (after a right password)."""
+    try:
+        cache.set(
+            _known_address_key(_account(username), address),
+            1,
+            timeout=settings.LOGIN_DEVICE_MAX_AGE,
+        )
+    except Exception as exc:
+        logger.info("log-in throttle: could not remember an address (%s)", exc)
+
+
 def login_attempt_allowed(
     *, username: str, address: str, device: str | None = None
 ) -> tuple[Verdict, list[Verdict]]:
-    """Count one log-in attempt before its password is checked: per account and per
-    address, or, from a known device, for that device and account alone. The verdict, and
-    the charges to give back if the password turns out right."""
-    account, by_address, by_device = _login_windows()
+    """Count one log-in attempt before its password is checked: against its source's own
+    budget for the account and, from a source the account has never logged in from, the
+    account's budget for unknown sources and the address's across accounts. The verdict,
+    and the charges to give back if the password turns out right."""
+    account, by_address, by_source = _login_windows()
     who = _account(username)
-    counted = (
-        [(by_device, f"{who}|{device}")] if device else [(account, who), (by_address, address)]
-    )
+    source = f"device:{device}" if device else f"address:{address}"
+    # The stricter, source's own budget first: a failing source stops there and spends
+    # nothing of the account's.
+    counted = [(by_source, f"{who}|{source}")]
+    if not device and not address_known(username=who, address=address):
+        counted += [(account, who), (by_address, address)]
     charges: list[Verdict] = []
     for window, key in counted:
         verdict = throttle_hit(window, key, fallback=attempts_recorded)
@@ -103,6 +153,26 @@ def login_attempt_allowed(
             return verdict, []
         charges.append(verdict)
     return Verdict(True), charges
+
+
+def login_attempt_allowed_for(
+    request: HttpRequest | None, username: str
+) -> tuple[Verdict, list[Verdict]]:
+    """`login_attempt_allowed` for a request: its known device, else its address."""
+    return login_attempt_allowed(
+        username=username, address=client_address(request), device=known_device(request, username)
+    )
+
+
+def login_attempt_succeeded(
+    request: HttpRequest | None, username: str, charges: list[Verdict]
+) -> None:
+    """A right password is not a guess: it leaves the budgets as it found them, and its
+    address is one the account logs in from (an API client carries no device cookie)."""
+    for charge in charges:
+        throttle_refund(charge)
+    if request is not None:
+        remember_address(username=username, address=client_address(request))
 
 
 class ThrottledModelBackend(ModelBackend):
@@ -118,18 +188,14 @@ class ThrottledModelBackend(ModelBackend):
         **kwargs: Any,
     ) -> Any:
         name = username or str(kwargs.get("username") or "")
-        verdict, charges = login_attempt_allowed(
-            username=name, address=client_address(request), device=known_device(request, name)
-        )
+        verdict, charges = login_attempt_allowed_for(request, name)
         if not verdict.allowed:
             if request is not None:
                 request.login_retry_after = verdict.retry_after  # type: ignore[attr-defined]
             raise PermissionDenied  # authenticate() stops at this backend
         user = super().authenticate(request, username=username, password=password, **kwargs)
         if user is not None:
-            # A right password is not a guess: it leaves the budget as it found it.
-            for charge in charges:
-                throttle_refund(charge)
+            login_attempt_succeeded(request, name, charges)
         return user
 
 
@@ -145,12 +211,15 @@ def throttled_message(retry_after: int) -> str:
     return gettext("Too many attempts; try again in %(seconds)d s.") % {"seconds": retry_after}
 
 
-def signup_allowed(*, address: str) -> None:
-    """Raises Throttled when this address has made its sign-ups for the window."""
-    window = Window("signup", settings.SIGNUP_RATE_LIMIT, settings.SIGNUP_RATE_WINDOW)
-    verdict = throttle_hit(window, address)
+def _allowed(window: Window, who: str) -> None:
+    verdict = throttle_hit(window, who)
     if not verdict.allowed:
         raise Throttled(throttled_message(verdict.retry_after), verdict.retry_after)
+
+
+def signup_allowed(*, address: str) -> None:
+    """Raises Throttled when this address has made its sign-ups for the window."""
+    _allowed(Window("signup", settings.SIGNUP_RATE_LIMIT, settings.SIGNUP_RATE_WINDOW), address)
 
 
 def session_new_allowed(*, user_id: int) -> None:
@@ -158,25 +227,41 @@ def session_new_allowed(*, user_id: int) -> None:
     window = Window(
         "session-new", settings.SESSION_NEW_RATE_LIMIT, settings.SESSION_NEW_RATE_WINDOW
     )
-    verdict = throttle_hit(window, str(user_id))
-    if not verdict.allowed:
-        raise Throttled(throttled_message(verdict.retry_after), verdict.retry_after)
+    _allowed(window, str(user_id))
 
 
 def hire_allowed(*, user_id: int) -> None:
     """Raises Throttled when the user has made their hires for the window (each hire is
     a row, a channel and a persona in every prompt of it)."""
-    window = Window("hire", settings.HIRE_RATE_LIMIT, settings.HIRE_RATE_WINDOW)
-    verdict = throttle_hit(window, str(user_id))
-    if not verdict.allowed:
-        raise Throttled(throttled_message(verdict.retry_after), verdict.retry_after)
+    _allowed(Window("hire", settings.HIRE_RATE_LIMIT, settings.HIRE_RATE_WINDOW), str(user_id))
 
 
-def password_reset_allowed(*, address: str) -> None:
-    """Raises Throttled when this address has asked for its reset e-mails for the window."""
-    window = Window(
-        "password-reset", settings.PASSWORD_RESET_RATE_LIMIT, settings.PASSWORD_RESET_RATE_WINDOW
+def project_allowed(*, user_id: int) -> None:
+    """Raises Throttled when the user has opened their projects for the window (each is a
+    channel, with a session, named in the prompts of its members)."""
+    window = Window("project", settings.PROJECT_RATE_LIMIT, settings.PROJECT_RATE_WINDOW)
+    _allowed(window, str(user_id))
+
+
+def memory_write_allowed(*, user_id: int) -> None:
+    """Raises Throttled when the user has written their memory items for the window (each
+    is a row that memory search, and possibly every prompt of its scope, reads)."""
+    _allowed(
+        Window("memory", settings.MEMORY_RATE_LIMIT, settings.MEMORY_RATE_WINDOW), str(user_id)
     )
-    verdict = throttle_hit(window, address)
-    if not verdict.allowed:
-        raise Throttled(throttled_message(verdict.retry_after), verdict.retry_after)
+
+
+def _recipient(email: str) -> str:
+    """One inbox however its address is typed (Django matches it case-insensitively)."""
+    return unicodedata.normalize("NFKC", email).strip().casefold()
+
+
+def password_reset_allowed(*, address: str, email: str) -> None:
+    """Raises Throttled when this address has asked for its reset e-mails for the window,
+    or when this inbox has been sent its own, whatever addresses asked (an attacker with
+    many addresses would otherwise fill one person's inbox). Counted whether or not an
+    account has that e-mail: the answer tells nobody which e-mails exist."""
+    seconds = settings.PASSWORD_RESET_RATE_WINDOW
+    _allowed(Window("password-reset", settings.PASSWORD_RESET_RATE_LIMIT, seconds), address)
+    window = Window("password-reset-recipient", settings.PASSWORD_RESET_RECIPIENT_LIMIT, seconds)
+    _allowed(window, _recipient(email))

@@ -4,13 +4,18 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from language.storable import BAD_TEXT, text_problem
-from office.auth import login_retry_after, throttled_message
+from office.auth import (
+    login_attempt_allowed_for,
+    login_attempt_succeeded,
+    login_retry_after,
+    throttled_message,
+)
 from office.models import PERSONA_MAX_CHARS, Employee, Office
 from office.services import NameTaken, employee_name_check
 
@@ -147,3 +152,25 @@ class LoginForm(ThrottledLoginMixin, AuthenticationForm):
 
 class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
     pass
+
+
+class ThrottledPasswordChangeForm(PasswordChangeForm):
+    """Django's password-change form; its old password is an attempt at the account like a
+    log-in's, from this request's source (office.auth): counted before it is checked,
+    refused unchecked once over, given back when right."""
+
+    retry_after: int | None = None
+
+    def __init__(self, user: Any, *args: Any, request: Any = None, **kwargs: Any) -> None:
+        super().__init__(user, *args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self) -> str:
+        username = self.user.get_username()
+        verdict, charges = login_attempt_allowed_for(self.request, username)
+        if not verdict.allowed:
+            self.retry_after = verdict.retry_after
+            raise forms.ValidationError(throttled_message(verdict.retry_after), code="throttled")
+        old: str = super().clean_old_password()
+        login_attempt_succeeded(self.request, username, charges)
+        return old

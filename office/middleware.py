@@ -1,4 +1,4 @@
-"""The interface language of a signed-in person (DESIGN: Korean and English users)."""
+"""The interface language of a signed-in person (docs/design.md §2: Profile, Office)."""
 
 from collections.abc import Callable
 

@@ -171,12 +171,6 @@ class Channel(models.Model):
     def __str__(self) -> str:
         return f"{self.get_kind_display()}: {self.name}"
 
-    @property
-    def detail_budget(self) -> int:
-        if self.detail_budget_chars:
-            return int(self.detail_budget_chars)
-        return int(settings.DETAIL_BUDGET_CHARS[self.kind])
-
 
 class Profile(models.Model):
     """What a person chose for themselves; blank means "as the office"."""

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.contrib.auth.views import LoginView, PasswordResetView
+from django.contrib.auth.views import LoginView, PasswordChangeView, PasswordResetView
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
@@ -30,10 +30,18 @@ from office.auth import (
     hire_allowed,
     login_retry_after,
     password_reset_allowed,
+    project_allowed,
     remember_device,
     signup_allowed,
 )
-from office.forms import EmployeeForm, LoginForm, ProjectEditForm, ProjectForm, SignupForm
+from office.forms import (
+    EmployeeForm,
+    LoginForm,
+    ProjectEditForm,
+    ProjectForm,
+    SignupForm,
+    ThrottledPasswordChangeForm,
+)
 from office.models import Channel, ChannelKind, Employee, Office
 from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
 from office.services import (
@@ -207,6 +215,13 @@ def project_create_view(request: HttpRequest) -> HttpResponse:
     office = _office(request)
     form = ProjectForm(request.POST, office_id=office.pk)
     if form.is_valid():
+        try:
+            project_allowed(user_id=office.owner_id)
+        except Throttled as exc:
+            form.add_error(None, exc.message)
+            response = _render_home(request, office, project_form=form, status=429)
+            response["Retry-After"] = str(exc.retry_after)
+            return response
         channel = project_channel_create(
             office=office,
             name=form.cleaned_data["name"],
@@ -487,13 +502,36 @@ class ThrottledLoginView(LoginView):
         return response
 
 
+class ThrottledPasswordChangeView(PasswordChangeView):
+    """Django's password-change page, whose old password is checked like a log-in's (a
+    stolen session must not be a way to test passwords): counted first, refused with 429
+    and Retry-After once over."""
+
+    form_class = ThrottledPasswordChangeForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs = super().get_form_kwargs()
+        kwargs["request"] = self.request
+        return kwargs
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        if form.retry_after is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(form.retry_after)
+        return response
+
+
 class ThrottledPasswordResetView(PasswordResetView):
     """Django's reset-request page (routed only when mail is configured), limited per
-    address: each request sends an e-mail to whoever the address names."""
+    requesting address and per recipient: each request sends an e-mail to whoever the
+    address names."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
-            password_reset_allowed(address=client_address(request))
+            password_reset_allowed(
+                address=client_address(request), email=str(request.POST.get("email", ""))
+            )
         except Throttled as exc:
             response = HttpResponse(exc.message, status=429, content_type="text/plain")
             response["Retry-After"] = str(exc.retry_after)

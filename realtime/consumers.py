@@ -14,7 +14,6 @@ from typing import Any
 from autobahn.exception import Disconnected
 from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import translation
 from pydantic import ValidationError
@@ -26,12 +25,7 @@ from missions.selectors import message_list_after, mission_in_channel
 from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
-from office.selectors import (
-    channel_get_for_user,
-    channel_reader_language,
-    login_holds,
-    user_language,
-)
+from office.selectors import channel_get_for_user, channel_reader_language, user_language
 from realtime import events
 from realtime.frames import (
     BAD_TEXT,
@@ -45,6 +39,8 @@ from realtime.frames import (
     frame_json,
     json_text,
 )
+from realtime.login_bound import CLOSE_LOGGED_OUT as CLOSE_LOGGED_OUT
+from realtime.login_bound import LoginBoundConsumer, login_alive
 from sessions.models import ChatSession
 from sessions.selectors import long_notice_due
 from sessions.services import session_start_new
@@ -53,7 +49,6 @@ logger = logging.getLogger(__name__)
 
 # Close code for "not found or not yours": the same for both, so ids leak nothing.
 CLOSE_NOT_FOUND = 4404
-CLOSE_LOGGED_OUT = 4401
 # "Events were lost while the channel layer was down: reconnect and resync by id."
 CLOSE_RECONNECT = 4503
 # How long a socket that lost the channel layer waits before it tries to rejoin, at first
@@ -68,21 +63,9 @@ OWN_TIMELINE_LIMIT = 50
 ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
 
 
-def _login_alive(scope: dict[str, Any]) -> bool:
-    """Whether the person's login (Django's session, not a chat session) still holds: the
-    backstop behind the close that a log-out, a new password or a deactivation sends to
-    the person's sockets (it may be lost, or the socket outside its groups)."""
-    session = scope.get("session")
-    if session is None:
-        return False
-    # A deleted (logged out) or expired session holds nobody, a rotated one nobody or
-    # someone else; one made with an old password, or for a deactivated user, nobody.
-    return login_holds(session=session, user_id=scope["user"].pk)
-
-
 def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) -> Accepted | None:
     """Save the instruction of a person still logged in; None (nothing saved) if not."""
-    if not _login_alive(scope):
+    if not login_alive(scope):
         return None
     return instruction_accept(
         channel=channel,
@@ -178,13 +161,11 @@ def _check_on_entry(channel_id: int) -> None:
         logger.warning("could not queue the entry check of channel %s: %s", channel_id, exc)
 
 
-class ChannelConsumer(AsyncWebsocketConsumer):
+class ChannelConsumer(LoginBoundConsumer):
     channel: Channel | None = None
     language: str = settings.LANGUAGE_CODE
     # Whether the channel's events reach this socket: not while the layer is unreachable.
     in_group = False
-    # Set when the person's login ended: nothing is delivered or taken from then on.
-    login_ended = False
     _layer_receive: Callable[[], Awaitable[dict[str, Any]]]
 
     # Channels' AsyncConsumer.__call__ sets `channel_receive` to the layer's receive and
@@ -219,6 +200,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             return
         self.in_group = await self._join()
         await self.accept()
+        self.start_login_recheck()
         if notice_due:
             # The long-session notice can appear before the person types anything.
             await database_sync_to_async(_check_on_entry)(self.channel.pk)
@@ -301,8 +283,8 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             # The login check and the save share one trip to the database thread.
             await self.on_instruction(parsed)
             return
-        if not await database_sync_to_async(_login_alive)(self.scope):
-            await self._end_login()
+        if not await database_sync_to_async(login_alive)(self.scope):
+            await self.end_login()
             return
         if isinstance(parsed, ErrorFrame):
             await self.send_json(frame_json(parsed))
@@ -327,7 +309,7 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             )
             return
         if accepted is None:
-            await self._end_login()
+            await self.end_login()
             return
         if not self.in_group:
             # The layer is down, so no event reaches this socket: show the sender what
@@ -351,15 +333,6 @@ class ChannelConsumer(AsyncWebsocketConsumer):
             )
         except Throttled as exc:
             await self.send_error("rate_limited", exc.message, retry_after=exc.retry_after)
-
-    async def _end_login(self) -> None:
-        self.login_ended = True
-        await self.close(code=CLOSE_LOGGED_OUT)
-
-    async def login_closed(self, event: dict[str, Any]) -> None:
-        """The person logged out, changed their password or was deactivated."""
-        if not self.login_ended:
-            await self._end_login()
 
     async def office_event(self, event: dict[str, Any]) -> None:
         """Events broadcast to the channel's group are forwarded as they are: the sender

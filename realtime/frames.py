@@ -1,4 +1,4 @@
-"""Every WebSocket frame (DESIGN.md §7), in one place, as pydantic models: what a client
+"""Every WebSocket frame (docs/design.md §7), in one place, as pydantic models: what a client
 may send, and what the server sends. The JSON API returns the same schemas."""
 
 import json

@@ -1,4 +1,4 @@
-"""Writes for chat sessions, and the long-session notice (DESIGN.md §6)."""
+"""Writes for chat sessions, and the long-session notice (docs/design.md §6)."""
 
 from typing import Any
 

@@ -1,4 +1,4 @@
-"""How a fold is made (DESIGN.md §4): propose a state (the provider's structured output,
+"""How a fold is made (docs/design.md §4): propose a state (the provider's structured output,
 retried once with the verifier's findings, else the extractive fold) and commit it with a
 conditional update on (version, watermark), so that running the same fold twice, or two
 at once, gives the result of one. Every summary write goes through `fold_commit`."""
@@ -9,7 +9,7 @@ from django.db import transaction
 
 from config.celery import queue_task_on_commit
 from llm.base import Provider, ProviderError
-from missions.models import Mission
+from missions.models import ANSWERED, Mission
 from summaries.extractive import extractive_fold
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.prompts import fold_messages
@@ -153,4 +153,27 @@ def fold_commit(
             # These missions leave the prompt's full detail: what they taught long-term
             # memory is extracted now, together (a re-fold or a rollback teaches nothing new).
             queue_task_on_commit("memory.tasks.memory_extract_folded", folded_ids)
+        if through > summary.folded_through_seq:
+            _fold_late_passed_over(summary, through=through, folded_ids=folded_ids)
     return True
+
+
+def _fold_late_passed_over(summary: RollingSummary, *, through: int, folded_ids: list[int]) -> None:
+    """The watermark moves past every mission up to `through`, but the fold took only the
+    missions finished when it read them: one failed then (not part of the conversation)
+    may have been retried and finished while the fold was being made, its own late fold
+    finding the watermark not yet past it. Read again now, under the summary's row lock,
+    such a mission is folded late once this commits. One still running is folded late when
+    it finishes (missions.lifecycle), seeing the watermark past it."""
+    passed_over = (
+        Mission.objects.filter(
+            session_id=summary.session_id,
+            status__in=ANSWERED,
+            seq__gt=summary.folded_through_seq,
+            seq__lte=through,
+        )
+        .exclude(pk__in=folded_ids)
+        .values_list("pk", flat=True)
+    )
+    for mission_id in passed_over:
+        queue_task_on_commit("summaries.tasks.summary_fold_late", mission_id)

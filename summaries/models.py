@@ -35,8 +35,6 @@ class RollingSummary(models.Model):
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
-        # The table was created when summaries lived in the memory app.
-        db_table = "memory_rollingsummary"
         verbose_name = _("rolling summary")
         verbose_name_plural = _("rolling summaries")
 
@@ -74,7 +72,6 @@ class SummaryRevision(models.Model):
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
-        db_table = "memory_summaryrevision"
         verbose_name = _("summary revision")
         verbose_name_plural = _("summary revisions")
         ordering = ["summary", "-version"]

@@ -1,4 +1,4 @@
-"""The rolling summary's structure (DESIGN.md §4): what a model returns as structured
+"""The rolling summary's structure (docs/design.md §4): what a model returns as structured
 output, what the extractive fold builds, and what RollingSummary.state stores."""
 
 from dataclasses import dataclass

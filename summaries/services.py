@@ -1,4 +1,4 @@
-"""Writes for rolling summaries (DESIGN.md §4): folding missions that left the detail
+"""Writes for rolling summaries (docs/design.md §4): folding missions that left the detail
 window, carrying a summary into a new session, late folds, roll-backs. The reply never
 waits for any of these: they run in background tasks."""
 
@@ -6,16 +6,18 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
-from context.window import fold_due, window_left_through
+from context.window import window_left_through
 from llm.base import Provider
 from llm.gateway import get_provider
 from missions.models import ANSWERED, Mission
 from sessions.models import ChatSession
 from summaries.compaction import BLOCK_SIZE, compaction_queue
+from summaries.due import fold_due, fold_waiting
 from summaries.folding import fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.render import render_summary, state_refs, summary_text_budget
@@ -30,6 +32,8 @@ FOLD_MAX_PER_CALL = 40
 CARRY_OVER_STALLED_AFTER = timedelta(minutes=2)
 # Past this many blocks of waiting missions, a fold becomes a parallel block compaction.
 BACKLOG_BLOCKS = 2
+# A late fold that loses this many races in a row (folds landing meanwhile) is queued again.
+FOLD_LATE_TRIES = 5
 
 
 @dataclass
@@ -56,16 +60,6 @@ def summary_begin_carry_over(*, session: ChatSession) -> RollingSummary:
     return summary
 
 
-def _waiting(session: ChatSession, summary: RollingSummary, cutoff: int) -> int:
-    """How many finished missions have left the window and wait to be folded."""
-    return Mission.objects.filter(
-        session=session,
-        status__in=ANSWERED,
-        seq__gt=summary.folded_through_seq,
-        seq__lte=cutoff,
-    ).count()
-
-
 def summary_fold(
     *, session_id: int, provider: Provider | None = None, force: bool = False
 ) -> FoldOutcome:
@@ -80,7 +74,9 @@ def summary_fold(
         cutoff = window_left_through(session_id=session.pk)
         if cutoff <= summary.folded_through_seq:
             return outcome
-        waiting = _waiting(session, summary, cutoff)
+        waiting = fold_waiting(
+            session_id=session.pk, folded_through=summary.folded_through_seq, cutoff=cutoff
+        )
         if outcome.revisions == 0 and not force and waiting and not fold_due(waiting=waiting):
             return outcome
         if outcome.revisions == 0 and waiting // BLOCK_SIZE > BACKLOG_BLOCKS:
@@ -190,37 +186,58 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
 
 def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> bool:
     """Fold one mission that finished after the watermark passed it (a retried failure),
-    so that it is covered like the others. False if there was nothing to do."""
+    so that it is covered like the others. False if there was nothing to do.
+
+    A fold that commits meanwhile makes this one lose its race: it reads the summary
+    again and folds the mission into that, unless the other fold covered it."""
     provider = provider or get_provider()
-    mission = Mission.objects.select_related("session").get(pk=mission_id)
-    summary = RollingSummary.objects.filter(session=mission.session).first()
-    if (
-        summary is None
-        or mission.status not in ANSWERED
-        or mission.seq > summary.folded_through_seq
-    ):
-        return False
-    previous = SummaryState.model_validate(summary.state or {})
-    if (None, mission.seq) in {(None, s) for s in previous.goal_missions} or any(
-        item.session is None and mission.seq in item.missions for _, item in previous.items()
-    ):
-        return False
-    state, report, producer, attempts = fold_propose(
-        provider=provider,
-        previous=previous,
-        missions=fold_inputs([mission]),
-        budget=summary_text_budget(),
-        session_number=None,
-    )
-    return fold_commit(
-        summary=summary,
-        state=state,
-        through=summary.folded_through_seq,
-        kind=RevisionKind.FOLD,
-        folded_ids=[mission.pk],
-        report=report,
-        producer=producer,
-        attempts=attempts,
+    for _ in range(FOLD_LATE_TRIES):
+        with transaction.atomic():
+            # The row lock waits for a fold being committed: its watermark is read, not
+            # the one before it (that fold then leaves this mission to this late fold).
+            mission = Mission.objects.select_related("session").get(pk=mission_id)
+            summary = (
+                RollingSummary.objects.select_for_update().filter(session=mission.session).first()
+            )
+        if (
+            summary is None
+            or mission.status not in ANSWERED
+            or mission.seq > summary.folded_through_seq
+        ):
+            return False
+        previous = SummaryState.model_validate(summary.state or {})
+        if _covers(previous, mission.seq):
+            return False
+        state, report, producer, attempts = fold_propose(
+            provider=provider,
+            previous=previous,
+            missions=fold_inputs([mission]),
+            budget=summary_text_budget(),
+            session_number=None,
+        )
+        if fold_commit(
+            summary=summary,
+            state=state,
+            through=summary.folded_through_seq,
+            kind=RevisionKind.FOLD,
+            folded_ids=[mission.pk],
+            report=report,
+            producer=producer,
+            attempts=attempts,
+        ):
+            return True
+    # Lost every race (a burst of folds): try again later rather than leave it out.
+    queue_task_on_commit("summaries.tasks.summary_fold_late", mission_id)
+    return False
+
+
+def _covers(state: SummaryState, seq: int) -> bool:
+    """Whether the state already holds this session's mission `seq` (an item cites it, or
+    it is recorded as dropped)."""
+    return (
+        seq in state.goal_missions
+        or any(item.session is None and seq in item.missions for _, item in state.items())
+        or any(d.session is None and d.mission == seq for d in state.dropped)
     )
 
 
@@ -276,13 +293,7 @@ def summary_sweep_lagging(*, since: timedelta = timedelta(days=1)) -> int:
     )
     queued = 0
     for session_id, watermark in recent:
-        behind = Mission.objects.filter(
-            session_id=session_id,
-            status__in=ANSWERED,
-            seq__gt=watermark or 0,
-            seq__lte=window_left_through(session_id=session_id),
-        ).count()
-        if fold_due(waiting=behind):
+        if fold_due(waiting=fold_waiting(session_id=session_id, folded_through=watermark or 0)):
             queue_task_on_commit("summaries.tasks.summary_fold", session_id)
             queued += 1
     # A carry-over whose task was lost would leave the previous session's summary in

@@ -1,4 +1,4 @@
-"""Checks a fold must pass before it is committed (DESIGN.md §4)."""
+"""Checks a fold must pass before it is committed (docs/design.md §4)."""
 
 import re
 from collections.abc import Sequence

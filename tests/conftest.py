@@ -54,10 +54,14 @@ def _doors_unthrottled(settings: Any) -> None:
     one Redis); tests/office/test_throttles.py turns them on with a clean slate."""
     settings.LOGIN_FAILURE_LIMIT = 0
     settings.LOGIN_FAILURE_ADDRESS_LIMIT = 0
+    settings.LOGIN_FAILURE_SOURCE_LIMIT = 0
     settings.SIGNUP_RATE_LIMIT = 0
     settings.SESSION_NEW_RATE_LIMIT = 0
     settings.HIRE_RATE_LIMIT = 0
     settings.PASSWORD_RESET_RATE_LIMIT = 0
+    settings.PASSWORD_RESET_RECIPIENT_LIMIT = 0
+    settings.PROJECT_RATE_LIMIT = 0
+    settings.MEMORY_RATE_LIMIT = 0
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 bench/concurrency.py).
 
 `Stack` brings up, on 127.0.0.1 only, everything a deployment runs and tears it down
-again, bounded in time, even when the run fails. Two runtimes (DESIGN.md §8):
+again, bounded in time, even when the run fails. Two runtimes (docs/design.md §8):
 
 - production (the default): a scratch PostgreSQL database with a unique name (dropped at
   the end, WITH (FORCE)); a dedicated Redis database index (refused when it already holds

@@ -59,6 +59,9 @@ class Stack(ScratchStores):
             base = urlsplit(config.pg_url)
             self.db_url = base._replace(path=f"/{self.db_name}").geturl()
         self.redis_url = f"redis://127.0.0.1:6379/{config.redis_db}"
+        # The stack's names in Redis (its queues, events and counters), said outright so
+        # that this process can look at its queues and ping its workers under them.
+        self.redis_prefix = f"bench-{secrets.token_hex(4)}"
         self.log_dir = Path(f"/tmp/{self.run_id}")
         # Every process ever started (stopped ones included: their logs are read at the end).
         self.procs: list[Proc] = []
@@ -206,9 +209,10 @@ class Stack(ScratchStores):
         try:
             waiting = 0
             for queue in QUEUES:
-                for key in client.scan_iter(f"{queue}*", count=1000, _type="list"):
+                pattern = f"{self.redis_prefix}:{queue}*"
+                for key in client.scan_iter(pattern, count=1000, _type="list"):
                     waiting += int(client.llen(key))
-            return waiting == 0 and int(client.hlen("unacked")) == 0
+            return waiting == 0 and int(client.hlen(f"{self.redis_prefix}:unacked")) == 0
         finally:
             client.close()
 
@@ -256,6 +260,7 @@ class Stack(ScratchStores):
             env["TASK_RUNNER"] = "thread"
         else:
             env["REDIS_URL"] = self.redis_url
+            env["REDIS_PREFIX"] = self.redis_prefix
             env["TASK_RUNNER"] = "celery"
         if self.fake_url:
             env["OPENAI_BASE_URL"] = self.fake_url
@@ -384,7 +389,10 @@ class Stack(ScratchStores):
         self.spawn(
             "daphne",
             [
-                str(VENV_BIN / "daphne"),
+                # The office's own entry to Daphne, as `make run` and docker-compose run it.
+                PYTHON,
+                "-m",
+                "config.serve",
                 "-b",
                 "127.0.0.1",
                 "-p",
@@ -468,6 +476,7 @@ class Stack(ScratchStores):
         from celery import Celery
 
         app = Celery("bench-ping", broker=self.redis_url)
+        app.conf.broker_transport_options = {"global_keyprefix": f"{self.redis_prefix}:"}
         try:
             pending = set(self.worker_names)
             while pending and time.monotonic() < deadline:

@@ -1,17 +1,60 @@
-"""Missions from before labels get the numbers a person sees (missions.labels: the
-person's missions 1, 2, 3… per session, a synthesis its plan's number with a letter),
+"""Missions from before labels get the numbers a person sees (as missions.creation gives
+them when this was written: the person's missions 1, 2, 3… per session, a synthesis its
+plan's number with a letter),
 each session its count of syntheses, and the timeline's stored numbers (a message's
 mission, the mission an edit came from, a follow-up's source, a plan's card and links to
 a mission) the label beside or instead of the seq."""
 
+import string
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.db import migrations
 from django.db.models import Count, Q
 
-from missions.labels import labels_of
-
 BATCH = 500
+
+
+# The numbering as it was when this migration was written, kept here: a migration runs
+# the code it was written with, whatever the app's code becomes.
+def _letters(index: int) -> str:
+    """0 → "a", 25 → "z", 26 → "aa": the letter(s) of a plan's `index`-th synthesis."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = string.ascii_lowercase[rest] + letters
+    return letters
+
+
+def labels_of(
+    rows: Iterable[tuple[int, int, str, int | None]], *, plans: set[int]
+) -> Iterator[tuple[int, str]]:
+    """(mission id, label) for missions given as (id, session id, source, parent id),
+    ordered by session id then seq (a plan's session is never newer than its
+    synthesis's). `plans`: the ids of missions that have a synthesis (their labels are
+    kept until it comes)."""
+    session_id: int | None = None
+    own = 0
+    taken: set[str] = set()
+    plan_labels: dict[int, str] = {}
+    syntheses: dict[int, int] = {}
+    for pk, session, source, parent_id in rows:
+        if session != session_id:
+            session_id, own, taken = session, 0, set()
+        if source == "synthesis" and parent_id is not None:
+            index = syntheses.get(parent_id, 0)
+            base = plan_labels.get(parent_id, "")
+            while (label := base + _letters(index)) in taken:
+                index += 1
+            syntheses[parent_id] = syntheses.get(parent_id, 0) + 1
+        else:
+            own += 1
+            label = str(own)
+        taken.add(label)
+        if pk in plans:
+            plan_labels[pk] = label
+        yield pk, label
 
 
 def _missions(apps: Any) -> None:

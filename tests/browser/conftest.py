@@ -295,11 +295,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    daphne = Path(sys.executable).parent / "daphne"
     log = workdir / "daphne.log"
+    argv = ["-m", "config.serve", "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
     with log.open("wb") as sink:
         process = subprocess.Popen(
-            [str(daphne), "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"],
+            [sys.executable, *argv],
             cwd=REPO,
             env=env,
             stdout=sink,

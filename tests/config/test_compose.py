@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ def _compose() -> dict[str, Any]:
 
 def test_compose_names_the_services_with_health_checks() -> None:
     services = _compose()["services"]
-    assert {"postgres", "redis", "web", "worker", "background"} <= set(services)
+    assert {"postgres", "redis", "web", "worker", "background", "proxy", "static"} <= set(services)
     for name in ("postgres", "redis", "web", "worker", "background"):
         assert "healthcheck" in services[name], name
 
@@ -29,7 +30,8 @@ def test_each_lane_has_its_own_worker_and_replies_run_on_many_threads() -> None:
 
 def test_web_runs_daphne_and_worker_runs_celery_against_the_same_services() -> None:
     services = _compose()["services"]
-    assert services["web"]["command"][0] == "daphne"
+    # Daphne, with the body cap applied before a body is read (config/serve.py).
+    assert services["web"]["command"][:3] == ["python", "-m", "config.serve"]
     assert "config.asgi:application" in services["web"]["command"]
     for name in ("worker", "background"):
         assert services[name]["command"][:4] == ["celery", "-A", "config", "worker"]
@@ -51,8 +53,67 @@ def test_web_and_worker_can_be_scaled() -> None:
     services = _compose()["services"]
     for name in ("web", "worker", "background"):
         assert "container_name" not in services[name]
-    # A fixed host port would make a second web replica fail to bind.
-    assert all(":" not in str(port) for port in services["web"].get("ports", []))
+    # The proxy reaches every replica of web by its name's addresses, not one container.
+    assert "dynamic a web 8000" in _caddyfile()
+
+
+def _caddyfile() -> str:
+    """The Caddyfile, comments left out."""
+    text = (ROOT / "Caddyfile").read_text()
+    return "\n".join(line.split("#", 1)[0].rstrip() for line in text.splitlines())
+
+
+def test_only_the_proxy_is_published_and_web_trusts_its_forwarded_address() -> None:
+    services = _compose()["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy"}
+    assert {"80:80", "443:443"} <= set(services["proxy"]["ports"])
+    web = services["web"]["command"]
+    assert "--proxy-headers" in web
+    assert web[web.index("-p") + 1] == "8000" and services["web"]["expose"] == ["8000"]
+    # Daphne takes the first X-Forwarded-For address: the proxy must set it from the
+    # connection and never keep a client's own (Caddy keeps one only from trusted_proxies).
+    assert "trusted_proxies" not in _caddyfile()
+    assert services["proxy"]["image"].startswith("caddy:2")
+    # TLS ends at the proxy, which says which scheme the client used.
+    assert services["web"]["environment"]["SECURE_PROXY_SSL_HEADER"] == "1"
+
+
+def test_the_proxy_caps_bodies_at_the_server_s_own_limit() -> None:
+    from django.conf import settings
+
+    caddyfile = _caddyfile()
+    cap = re.search(r"request_body\s*\{\s*max_size \{\$MAX_REQUEST_BODY_BYTES:(\d+)\}", caddyfile)
+    assert cap is not None, caddyfile
+    proxy_env = _compose()["services"]["proxy"]["environment"]
+    default = re.fullmatch(
+        r"\$\{MAX_REQUEST_BODY_BYTES:-(\d+)\}", proxy_env["MAX_REQUEST_BODY_BYTES"]
+    )
+    assert default is not None
+    assert int(cap.group(1)) == int(default.group(1)) == settings.MAX_REQUEST_BODY_BYTES
+    # The cap comes before anything is handled, static files and the proxying alike.
+    assert caddyfile.index("request_body") < caddyfile.index("handle")
+
+
+def test_the_proxy_serves_the_static_files_collectstatic_writes() -> None:
+    from django.conf import settings
+
+    services = _compose()["services"]
+    static = services["static"]
+    assert static["command"][:3] == ["python", "manage.py", "collectstatic"]
+    [collected] = static["volumes"]
+    volume, _, path = collected.partition(":")
+    # The image's WORKDIR is the project: STATIC_ROOT is /app/staticfiles there.
+    assert path == "/app/" + str(settings.STATIC_ROOT.relative_to(settings.BASE_DIR))
+    served = [v for v in services["proxy"]["volumes"] if v.startswith(f"{volume}:")]
+    assert served == [f"{volume}:/srv/static:ro"]
+    assert re.search(
+        r"handle_path /static/\*\s*\{\s*root \* /srv/static\s*file_server", _caddyfile()
+    )
+    assert (
+        services["proxy"]["depends_on"]["static"]["condition"] == "service_completed_successfully"
+    )
+    assert services["web"]["environment"]["SERVE_STATIC"] == "0"
 
 
 def test_every_variable_of_env_example_is_in_the_readme() -> None:

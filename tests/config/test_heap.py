@@ -44,9 +44,19 @@ def _frozen_after(script: str) -> int:
     return int(output.split()[-1])
 
 
+# The web server freezes at the end of its warm-up (config/warmup.py), not on import; the
+# database step is left out here (no database in this fresh process).
+WEB_START = (
+    "import config.asgi\n"
+    "from config import warmup\n"
+    "warmup.STEPS = [step for step in warmup.STEPS if step[0] != 'urls and database']\n"
+    "warmup.run()\n"
+)
+
+
 def test_a_started_web_process_has_frozen_its_startup_objects() -> None:
     # Django, the admin, Channels' routing and the SDK are loaded by then.
-    assert _frozen_after("import config.asgi") > 50_000
+    assert _frozen_after(WEB_START) > 50_000
 
 
 def test_a_started_task_worker_has_frozen_its_startup_objects() -> None:

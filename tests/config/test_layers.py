@@ -1,4 +1,4 @@
-"""The layout's contract (DESIGN.md §1), checked on the source: one-way arrows — edges
+"""The layout's contract (docs/design.md §1), checked on the source: one-way arrows — edges
 (views, API, admin, consumers, commands, tasks) → services and selectors → models — no
 import cycle, `llm/` and `language/` are leaves, and edges write only through services.
 
@@ -17,7 +17,15 @@ APPS = ("office", "sessions", "missions", "summaries", "memory", "context", "rea
 LEAVES = ("llm", "language")
 PACKAGES = ("config", *APPS, *LEAVES)
 EDGE_MODULES = {"views", "api", "admin", "consumers", "routing", "urls", "forms", "tasks"}
-EDGE_CONFIG = {"config.asgi", "config.urls", "config.api", "config.health"}
+# The served process's start (the server, its warm-up) is an edge like the ASGI module.
+EDGE_CONFIG = {
+    "config.asgi",
+    "config.urls",
+    "config.api",
+    "config.health",
+    "config.serve",
+    "config.warmup",
+}
 # Infrastructure every layer may use; it imports no domain app itself.
 INFRASTRUCTURE = {"config.celery", "config.settings", "config.env", "config.prepared"}
 WRITES = {

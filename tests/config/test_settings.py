@@ -32,7 +32,8 @@ OUR_VARIABLES = {
 }
 PRODUCTION = {
     "OFFICE_ENV": "production",
-    "SECRET_KEY": "k" * 30 + "-production-key-for-this-test-only-0123456789",
+    # A key as secrets.token_urlsafe(50) makes them (production judges its strength).
+    "SECRET_KEY": "-m6NOzviyLhxYJh_Yf-r3-Pvkrggrm8snIex-ZXd4fqGFDax091wfyfRyJh_pwXhTgE",
     "ALLOWED_HOSTS": "office.example.com",
     "DATABASE_URL": "postgres://office@127.0.0.1:5432/office",
     "REDIS_URL": "redis://127.0.0.1:6379/0",
@@ -76,7 +77,7 @@ def test_nothing_set_gives_the_embedded_default() -> None:
 def test_folds_wait_for_a_batch_of_eight_by_default() -> None:
     result = _run(
         "import django; django.setup(); from django.conf import settings as s; "
-        "from context.window import fold_due; "
+        "from summaries.due import fold_due; "
         "print(s.FOLD_BATCH, s.DETAIL_MISSIONS, fold_due(waiting=7), fold_due(waiting=8))"
     )
     assert result.returncode == 0, result.stderr
@@ -218,3 +219,36 @@ def test_postgres_binds_on_the_server_and_prepares_repeated_statements_unless_to
         "server_side_binding": None,
         "prepare_threshold": None,
     }
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "abcde" * 12,
+        "a" * 60,
+        "my django secret key for the office, please change me later",
+        "ourcompanysecretkeyforproductiondontshareitwithanyone2026!",
+        "우리 회사 비밀 키는 절대로 다른 사람에게 알려주면 안 됩니다 꼭 기억하세요 사무실 2026년",
+        "우리회사비밀키는절대로다른사람에게알려주면안됩니다꼭기억하세요사무실2026년정말로요진짜로꼭이요제발",
+    ],
+)
+def test_production_refuses_a_key_of_words_repeats_or_patterns(key: str) -> None:
+    assert len(key) >= 50  # long enough for Django's own check (security.W009)
+    result = _settings(**{**PRODUCTION, "SECRET_KEY": key})
+    assert result.returncode != 0
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert "SECRET_KEY" in last_line and "token_urlsafe" in last_line
+
+
+def test_keys_of_the_usual_generators_are_strong_enough() -> None:
+    import secrets
+
+    from django.core.management.utils import get_random_secret_key
+
+    from config.env import secret_key_problem
+
+    for _ in range(20):
+        for key in (secrets.token_urlsafe(50), get_random_secret_key(), secrets.token_hex(32)):
+            assert secret_key_problem(key) is None, key
+    result = _settings(**{**PRODUCTION, "SECRET_KEY": secrets.token_urlsafe(50)})
+    assert result.returncode == 0, result.stderr

@@ -66,7 +66,7 @@ print(json.dumps(reads))
 
 PRODUCTION = {
     "OFFICE_ENV": "production",
-    "SECRET_KEY": "k7-Qz!" * 10,  # long and varied, as production demands
+    "SECRET_KEY": "VbTe6vLJAsfUBplOB_9NRJm2djDx1rQ7kb63IgmtKSwrdk6y87SMfvcNDy0MFxRIToU",
     "ALLOWED_HOSTS": "office.example.com",
     "DATABASE_URL": "postgres://office@127.0.0.1:5432/office",
     "REDIS_URL": "redis://127.0.0.1:6379/0",

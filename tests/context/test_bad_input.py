@@ -1,4 +1,4 @@
-"""Bad input keeps the envelope (DESIGN.md §3): a mission of one 20,000-char line, a
+"""Bad input keeps the envelope (docs/design.md §3): a mission of one 20,000-char line, a
 mission of only emoji, a one-word question and an empty channel each give a context
 within the channel's envelope, every section within its cap."""
 

@@ -1,4 +1,4 @@
-"""Every budget rule of the prompt at its edge (DESIGN.md §3): a section whose text is
+"""Every budget rule of the prompt at its edge (docs/design.md §3): a section whose text is
 exactly as long as its cap is kept whole; with a cap one char shorter it is cut or an
 item left out, never over the cap, and the prompt stays within its envelope.
 
@@ -19,13 +19,14 @@ from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from context.budget import prompt_budget
 from context.lines import pending_capacity
 from context.loading import ContextInputs, PendingMission, RecalledPassage
 from context.rendering import AssembledContext, Section, render_context
-from context.window import fold_due
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.models import Employee, Office
+from summaries.due import fold_due
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 ROOMY = 10**6
@@ -73,8 +74,11 @@ def _mission(seq: int, instruction: str, reply: str) -> Mission:
     )
 
 
-def _inputs(**changes: Any) -> ContextInputs:
-    """A prompt with every section empty but the current mission; `changes` fill some."""
+def _inputs(
+    *, envelope: int | None = None, detail_budget: int | None = None, **changes: Any
+) -> ContextInputs:
+    """A prompt with every section empty but the current mission; `changes` fill some
+    (and `envelope`, `detail_budget` set those of its budget)."""
     base = ContextInputs(
         office=Office(name="Acme"),
         employee=Employee(pk=1, name="Mina", role="Lead", persona="Be brief."),
@@ -87,8 +91,7 @@ def _inputs(**changes: Any) -> ContextInputs:
         pending=[],
         recent=[],
         history=[],
-        detail_budget=int(settings.DETAIL_BUDGET_CHARS["dm"]),
-        envelope=int(settings.CONTEXT_BUDGET_CHARS["dm"]),
+        budget=prompt_budget("dm"),
         ranked_memory=[],
         pinned_passages=[],
         recalled=[],
@@ -96,7 +99,26 @@ def _inputs(**changes: Any) -> ContextInputs:
         seq=60,
         at=START + timedelta(days=4),
     )
-    return replace(base, **changes)
+    return _within_budget(
+        replace(base, **changes),
+        **({"envelope": envelope} if envelope is not None else {}),
+        **({"detail": detail_budget} if detail_budget is not None else {}),
+    )
+
+
+def _within_budget(inputs: ContextInputs, **fields: Any) -> ContextInputs:
+    """The same prompt within other caps (fields of context.budget.PromptBudget)."""
+    return replace(inputs, budget=replace(inputs.budget, **fields))
+
+
+# The settings a test sets, as the fields of the budget the renderer reads.
+_CAP_FIELDS = {
+    "MEMORY_BUDGET_CHARS": "memory",
+    "PENDING_BUDGET_CHARS": "pending",
+    "SYSTEM_BUDGET_CHARS": "system",
+    "SUMMARY_BUDGET_CHARS": "summary",
+    "RECALL_BUDGET_CHARS": "recall",
+}
 
 
 @contextmanager
@@ -106,8 +128,10 @@ def caps(**values: int) -> Iterator[None]:
 
 
 def render(inputs: ContextInputs, **values: int) -> AssembledContext:
-    with caps(**values):
-        context = render_context(inputs)
+    """The prompt of `inputs` with the caps `values` (settings' names)."""
+    context = render_context(
+        _within_budget(inputs, **{_CAP_FIELDS[name]: v for name, v in values.items()})
+    )
     assert context.total_chars <= context.envelope
     for section in context.sections:
         if section.budget is not None:
@@ -339,17 +363,17 @@ def test_an_instruction_is_whole_while_the_envelope_has_room_and_cut_with_a_mark
     recent = whole.section("recent")
     assert recent.budget == max(
         min(
-            inputs.detail_budget,
+            inputs.budget.detail,
             whole.envelope - _before_current(whole) - current.chars - settings.RECALL_BUDGET_CHARS,
         ),
         0,
     )
     envelope = _before_current(whole) + current.chars
 
-    exact = render(replace(inputs, envelope=envelope)).section("current")
+    exact = render(_within_budget(inputs, envelope=envelope)).section("current")
     assert exact.text == current.text and not exact.trimmed
 
-    short = render(replace(inputs, envelope=envelope - 1)).section("current")
+    short = render(_within_budget(inputs, envelope=envelope - 1)).section("current")
     _within(short, current.chars - 1)
     assert short.trimmed and instruction not in short.text and "omitted" in short.text
 
@@ -393,16 +417,16 @@ def test_recent_missions_at_the_detail_cap_are_all_in_full_and_one_char_less_cut
 ) -> None:
     recent = [_mission(50 + n, i, r) for n, (i, r) in enumerate(texts)]
     inputs = _inputs(recent=recent, envelope=ROOMY)
-    whole = render(replace(inputs, detail_budget=ROOMY)).section("recent")
+    whole = render(_within_budget(inputs, detail=ROOMY)).section("recent")
     # The window counts each mission with the "\n\n" that would join it to the next, the
     # last one's included (never sent): its cap is two chars more than it shows.
     cap = whole.chars + 2
 
-    exact = render(replace(inputs, detail_budget=cap)).section("recent")
+    exact = render(_within_budget(inputs, detail=cap)).section("recent")
     assert exact.text == whole.text and not exact.trimmed
     assert exact.mission_seqs == [m.seq for m in recent]
 
-    short = render(replace(inputs, detail_budget=cap - 1)).section("recent")
+    short = render(_within_budget(inputs, detail=cap - 1)).section("recent")
     _within(short, cap - 1)
     assert short.trimmed and short.text != whole.text
     # Nothing leaves the section: an older mission gives way (cut to its relevant lines,
@@ -453,27 +477,27 @@ def test_recall_at_its_budget_keeps_every_excerpt_whole_and_one_char_less_cuts_t
             pending=_pending([("예산 검토 " * 30, "Reviewed the budget.")]),
             ranked_memory=[MemoryItem(pk=100, kind="fact", text="고객은 30대 직장인")],
         )
-    with caps(RECALL_BUDGET_CHARS=0):
-        whole = render(inputs).section("recall")
-        assert whole.mission_ids == [p.mission_id for p in passages]
-        assert not whole.trimmed and all(
-            p.text.replace("\n", "\\n").replace('"', '\\"') in whole.text for p in passages
-        )
-        # The envelope is what recall gets, after the sections before it.
-        assert whole.budget is not None
-        envelope = ROOMY - (whole.budget - whole.chars)
+    inputs = _within_budget(inputs, recall=0)
+    whole = render(inputs).section("recall")
+    assert whole.mission_ids == [p.mission_id for p in passages]
+    assert not whole.trimmed and all(
+        p.text.replace("\n", "\\n").replace('"', '\\"') in whole.text for p in passages
+    )
+    # The envelope is what recall gets, after the sections before it.
+    assert whole.budget is not None
+    envelope = ROOMY - (whole.budget - whole.chars)
 
-        at_envelope = render(replace(inputs, envelope=envelope))
-        exact = at_envelope.section("recall")
-        assert exact.budget == whole.chars
-        assert exact.text == whole.text and not exact.trimmed
-        if everything_else:
-            assert at_envelope.total_chars == envelope
+    at_envelope = render(_within_budget(inputs, envelope=envelope))
+    exact = at_envelope.section("recall")
+    assert exact.budget == whole.chars
+    assert exact.text == whole.text and not exact.trimmed
+    if everything_else:
+        assert at_envelope.total_chars == envelope
 
-        short = render(replace(inputs, envelope=envelope - 1)).section("recall")
-        _within(short, whole.chars - 1)
-        assert short.trimmed and short.text != whole.text
-        assert short.mission_ids[:-1] == whole.mission_ids[: len(short.mission_ids) - 1]
+    short = render(_within_budget(inputs, envelope=envelope - 1)).section("recall")
+    _within(short, whole.chars - 1)
+    assert short.trimmed and short.text != whole.text
+    assert short.mission_ids[:-1] == whole.mission_ids[: len(short.mission_ids) - 1]
 
 
 # --- the whole prompt ---------------------------------------------------------------------

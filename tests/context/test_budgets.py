@@ -1,5 +1,5 @@
 """Every section within its cap and the prompt within the channel's envelope, for any
-sizes and languages (DESIGN.md §3). Rendering is pure, so this runs without a database
+sizes and languages (docs/design.md §3). Rendering is pure, so this runs without a database
 over many generated prompts."""
 
 from dataclasses import replace
@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
+from context.budget import prompt_budget
 from context.loading import ContextInputs, PendingMission, RecalledPassage
 from context.rendering import render_context, trim_middle
 from memory.models import MemoryItem
@@ -79,8 +80,7 @@ def prompts(draw: st.DrawFn) -> ContextInputs:
         history=[_mission(n, draw(texts)[:300], draw(texts)[:300]) for n in range(1, older + 1)]
         if history
         else [],
-        detail_budget=int(settings.DETAIL_BUDGET_CHARS[kind]),
-        envelope=int(settings.CONTEXT_BUDGET_CHARS[kind]),
+        budget=prompt_budget(kind),
         ranked_memory=[
             MemoryItem(pk=100 + n, kind="fact", text=draw(texts)[:1000])
             for n in range(draw(st.integers(min_value=0, max_value=20)))
@@ -100,7 +100,7 @@ def test_every_section_keeps_its_cap_and_the_prompt_its_envelope(inputs: Context
     for section in context.sections:
         if section.budget is not None:
             assert section.chars <= section.budget, (section.name, section.chars, section.budget)
-    assert context.total_chars <= inputs.envelope
+    assert context.total_chars <= inputs.budget.envelope
     assert context.section("summary").budget == settings.SUMMARY_BUDGET_CHARS
     # What is cut says so, in the report and with a marker in the text.
     current = context.section("current")

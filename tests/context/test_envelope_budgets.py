@@ -73,7 +73,7 @@ def test_the_longest_instruction_accepted_is_whole_in_the_prompt_while_the_envel
     # The window made room: its missions are cut or listed as digests, all still there.
     recent = context.section("recent")
     assert recent.trimmed and recent.mission_seqs == list(range(1, 9))
-    assert recent.budget is not None and recent.budget < channel.detail_budget
+    assert recent.budget is not None and recent.budget < settings.DETAIL_BUDGET_CHARS["master"]
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])

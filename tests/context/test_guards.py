@@ -1,4 +1,4 @@
-"""Guards for the context contract (DESIGN.md §3, §4): each test here fails when one
+"""Guards for the context contract (docs/design.md §3, §4): each test here fails when one
 specific, plausible one-line bug is planted, where the broader tests elsewhere did not
 notice it. The query counts pinned at the end are the "constant number of queries"
 invariant made exact, so that an N+1 (or a new query nobody meant) shows up as a diff."""
@@ -280,7 +280,7 @@ def test_it_refuses_a_fold_commit_from_a_summary_read_before_another_fold_landed
 
 # --- query-count pins ---------------------------------------------------------------------
 
-# What assembling one prompt costs, whatever the session's length (DESIGN.md §3,
+# What assembling one prompt costs, whatever the session's length (docs/design.md §3,
 # "Bounded"), the same on SQLite and PostgreSQL. Counted with the summary, memory and
 # recall all finding something, so every branch of context.loading.context_load runs.
 # 13 for `next_context`: the session lookup of the test helper; the summary, the numbers

@@ -1,4 +1,4 @@
-"""The recall index is written in batches (context/window.py `Progress.index_due`): a
+"""The recall index is written in batches (context/progress.py `Progress.index_due`): a
 session's finished missions are indexed every INDEX_BATCH seqs, one task and one write a
 batch, and always before they leave the detail window, where recall looks for them. A
 late finisher, a batch whose mission failed and a session's last missions at carry-over
@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from context.budget import prompt_budget
 from context.models import Passage
+from context.progress import INDEX_BATCH, Progress
 from context.services import passages_index_session
-from context.window import INDEX_BATCH, Progress
 from missions import lifecycle
 from missions.intake import mission_create, mission_record_finished
 from missions.lifecycle import mission_complete, mission_fail
@@ -159,17 +160,38 @@ def test_a_sessions_last_missions_are_indexed_when_a_new_session_starts() -> Non
 )
 def test_when_a_finished_mission_indexes(count: int, seq: int, due: bool) -> None:
     assert INDEX_BATCH == 4
-    assert Progress(mission_count=count, folded_through=0).index_due(seq=seq) is due
+    progress = Progress(mission_count=count, folded_through=0, budget=prompt_budget("dm"))
+    assert progress.index_due(seq=seq) is due
 
 
 def test_a_mission_the_window_may_trim_indexes_at_once() -> None:
     """What the window leaves out of a mission is recallable from the next mission on
-    (issue 36), so one larger than its even share of the smallest detail cap does not
+    (issue 36), so one larger than its even share of its channel's detail cap does not
     wait for its batch."""
-    share = min(settings.DETAIL_BUDGET_CHARS.values()) // settings.DETAIL_MISSIONS
-    progress = Progress(mission_count=5, folded_through=0)
-    assert not progress.index_due(seq=5, chars=share)
-    assert progress.index_due(seq=5, chars=share + 1)
+    for kind in ("dm", "master"):
+        share = settings.DETAIL_BUDGET_CHARS[kind] // settings.DETAIL_MISSIONS
+        progress = Progress(mission_count=5, folded_through=0, budget=prompt_budget(kind))
+        assert not progress.index_due(seq=5, chars=share)
+        assert progress.index_due(seq=5, chars=share + 1)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_channel_with_its_own_detail_cap_indexes_by_that_cap(lang: str) -> None:
+    """A channel that sets a small detail cap trims missions its kind's cap would keep
+    whole: such a mission is indexed as soon as it finishes, so the next prompt can recall
+    what the window leaves out of it."""
+    session = _session()
+    channel = session.channel
+    channel.detail_budget_chars = 1_600  # a share of 200 chars a mission
+    channel.save(update_fields=["detail_budget_chars"])
+    instruction, reply = TEXTS[lang]
+    mission_record_finished(
+        session=session,
+        assignee=channel_default_assignee(channel=channel),
+        instruction=instruction.format(n=1),
+        reply=reply.format(n=1) + " " + "세부 내용 details " * 40,
+    )
+    assert _indexed(session) == {1}
 
 
 @pytest.mark.postgres

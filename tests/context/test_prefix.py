@@ -1,4 +1,4 @@
-"""The prompt's cacheable prefix (DESIGN.md §3, issue 36): the system message and the
+"""The prompt's cacheable prefix (docs/design.md §3, issue 36): the system message and the
 summary come first, each a message of its own, byte-identical from one mission to the
 next until a fold lands; the pending digests, the window, the memory ranked for the
 instruction, recall and the instruction come after them. The context report says how

@@ -1,4 +1,4 @@
-"""Recall v2 (DESIGN.md §3): passages of every mission outside the detail window, matched
+"""Recall v2 (docs/design.md §3): passages of every mission outside the detail window, matched
 on normalised text (Korean particles and English word forms do not matter), within what
 the envelope leaves; nothing is ever invisible."""
 

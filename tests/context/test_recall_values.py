@@ -1,4 +1,4 @@
-"""A question that asks for a value or a person (DESIGN.md §3, recall): its answer is a
+"""A question that asks for a value or a person (docs/design.md §3, recall): its answer is a
 line that states one, often with none of the question's words ("AV 장비 견적이
 얼마였죠?" — "업체가 이틀에 294만 원 달래요"). The best-ranked missions come whole to
 recall's line choice, and the line stating a value of the kind asked for is kept though it

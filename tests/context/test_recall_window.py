@@ -1,4 +1,4 @@
-"""Recall and the detail window meet at one edge (DESIGN.md §3): recall covers the
+"""Recall and the detail window meet at one edge (docs/design.md §3): recall covers the
 channel's missions outside the detail window — the one just before it included — and
 never brings back a mission the window already shows in full. Checked on the assembled
 prompt, in Korean and English, through a named mission ("#12") and through ranking."""

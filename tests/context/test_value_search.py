@@ -1,7 +1,7 @@
 """Recall finds a value however it was written (language.values): "29900" finds
-"29,900", "800,000원" finds "80만원", "1,240만원" finds "1240만원", "3/14" finds "3월 14일"
-and "삼월 십사일", while passages that only share loose digits ("29 posters", "3명",
-"14개") rank below."""
+"29,900", "800,000원" finds "80만원", "10,000원" finds "만원" (and back), "1,240만원" finds
+"1240만원", "3/14" finds "3월 14일" and "삼월 십사일", while passages that only share loose
+digits ("29 posters", "3명", "14개") rank below."""
 
 import pytest
 
@@ -39,6 +39,24 @@ def _first_seq(instructions: list[str], question: str) -> int | None:
             ["행사에 800명이 왔어요.", "전단지 800장, 스티커 000번 인쇄했어요."],
             "800,000원짜리는 뭐였지?",
             id="ko-man",
+        ),
+        pytest.param(
+            "기념품은 만원짜리로 맞췄어요.",
+            ["회의실 10개를 500원에 잡았어요.", "샘플 10개, 스티커 000번을 300원에 보냈어요."],
+            "10,000원 든 게 뭐였지?",
+            id="ko-man-alone",
+        ),
+        pytest.param(
+            "The souvenirs are 10,000원 each, shipped by Friday.",
+            ["We booked 10 rooms at 500원 each.", "Sent 10 samples and 000 stickers for 300원."],
+            "만원짜리가 뭐였죠?",
+            id="ko-man-alone-asked",
+        ),
+        pytest.param(
+            "입장권은 천원 더 받기로 했어요.",
+            ["참가자 1명이 500원 냈어요.", "의자 1개, 컵 000개를 300원에 샀어요."],
+            "1,000원 올린 게 뭐였지?",
+            id="ko-cheon-alone",
         ),
         pytest.param(
             "지난달 매출은 1240만원이었어요.",

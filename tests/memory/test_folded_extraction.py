@@ -1,4 +1,4 @@
-"""Memory extraction with a model (DESIGN.md §5): a mission whose person says something is
+"""Memory extraction with a model (docs/design.md §5): a mission whose person says something is
 to be kept is extracted when it is answered; every other one with its fold, the missions
 of one fold in one structured call. Through the real SDK against the local server."""
 

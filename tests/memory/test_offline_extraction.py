@@ -1,4 +1,4 @@
-"""Offline memory extraction (DESIGN.md §5): explicit patterns in the person's words, in
+"""Offline memory extraction (docs/design.md §5): explicit patterns in the person's words, in
 Korean and English, one whole sentence at a time, so that amounts, percentages, e-mail
 addresses and URLs are not cut at their dots; questions are never remembered as facts.
 And what it remembers replaces what it reverses, by the rule the summary uses: at once

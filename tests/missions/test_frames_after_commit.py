@@ -1,4 +1,4 @@
-"""Save first, push second (DESIGN.md §7): every service of missions that writes a row a
+"""Save first, push second (docs/design.md §7): every service of missions that writes a row a
 person sees sends its frame only once the transaction that wrote it commits. Each case
 runs the service inside a transaction twice: rolled back (no frame may ever leave, and
 nothing is stored), then committed (no frame while the transaction is open; the frames

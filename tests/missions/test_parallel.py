@@ -1,4 +1,4 @@
-"""The office works in parallel (DESIGN.md §8): replies stream at once, delegated
+"""The office works in parallel (docs/design.md §8): replies stream at once, delegated
 missions run side by side, and no reply holds a database connection while the model
 thinks. Real threads and transactions, on PostgreSQL."""
 

@@ -1,4 +1,4 @@
-"""The mission path in a fixed number of queries (DESIGN.md §3 "Bounded"): accepting is
+"""The mission path in a fixed number of queries (docs/design.md §3 "Bounded"): accepting is
 pinned in tests/context/test_guards.py; running a reply and completing it are pinned
 here, at 10 and at 60 missions in the session, on SQLite and PostgreSQL alike."""
 

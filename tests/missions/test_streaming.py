@@ -1,4 +1,4 @@
-"""How a reply streams (DESIGN.md §7): its pieces go out in batches of at most 50 ms, and
+"""How a reply streams (docs/design.md §7): its pieces go out in batches of at most 50 ms, and
 the first one as soon as it arrives (the person is waiting for it)."""
 
 from typing import Any

@@ -1,7 +1,7 @@
 """A captured channel layer: every frame the services send (realtime.events, the one way
 frames leave), recorded in order instead of published. Tests assert what was sent, when:
 nothing while the transaction that wrote it is open, nothing at all once it rolled
-back (save first, push second: DESIGN.md §7)."""
+back (save first, push second: docs/design.md §7)."""
 
 import json
 from collections.abc import Iterator

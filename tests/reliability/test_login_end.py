@@ -3,7 +3,9 @@ a new password (from another device) and a deactivation each close every socket 
 person at once (4401), before they send anything; nothing reaches the page and nothing it
 sends is saved afterwards."""
 
+import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -137,4 +139,59 @@ async def test_the_other_persons_sockets_stay_open() -> None:
     await database_sync_to_async(_deactivate)(owner, "")
     await socket.send_json_to({"type": "ping"})
     assert (await socket.receive_json_from(timeout=5))["type"] == "pong"
+    await socket.disconnect()
+
+
+def _delete_session(user: User, cookie: str) -> None:
+    # The session is gone from the store without a log-out view (an admin clearing it, an
+    # expiry sweep, a log-out whose close the channel layer lost).
+    from django.contrib.sessions.models import Session
+
+    key = cookie.split("=", 1)[1]
+    assert Session.objects.filter(session_key=key).delete()[0] == 1
+
+
+RECHECKED: dict[str, Callable[[User, str], None]] = {
+    "log-out": _log_out,
+    "session deleted": _delete_session,
+    "deactivation": _deactivate,
+}
+
+
+@pytest.mark.parametrize("ending", list(RECHECKED))
+@pytest.mark.parametrize("text", ["secret", "비밀 답장"])
+async def test_a_silent_socket_that_missed_the_close_closes_within_the_recheck_interval(
+    ending: str, text: str, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """Issue 42: a socket whose close was missed kept receiving replies until it sent a
+    frame. The server re-checks the login on a timer: within the interval the socket
+    closes (4401) without sending anything, and no reply reaches it afterwards."""
+    settings.SOCKET_LOGIN_RECHECK_SECONDS = 0.3
+    monkeypatch.setattr("office.logins.send_login_ended", lambda user_id: None)
+    user = await database_sync_to_async(make_user)(password=PASSWORD)
+    channel = await database_sync_to_async(lambda: dm_channel(make_office(user)))()
+    cookie = await database_sync_to_async(session_cookie)(user)
+    headers = [
+        (b"host", b"localhost"),
+        (b"origin", b"http://localhost"),
+        (b"cookie", cookie.encode()),
+    ]
+    socket = WebsocketCommunicator(application, f"/ws/channels/{channel.pk}/", headers=headers)
+    assert (await socket.connect())[0]
+    # While the login holds, the timer changes nothing: replies arrive past the interval.
+    await asyncio.sleep(0.7)
+    await database_sync_to_async(send_frame)(
+        channel.pk, ReplyDeltaFrame(mission=1, index=0, text="before")
+    )
+    assert (await socket.receive_json_from(timeout=5))["text"] == "before"
+
+    await database_sync_to_async(RECHECKED[ending])(user, cookie)
+    # The close was lost (patched out above); the page sends nothing; within the interval
+    # (and Daphne's database thread's turn) the server closes the socket itself.
+    closed = await socket.receive_output(timeout=3)
+    assert closed == {"type": "websocket.close", "code": 4401}
+    await database_sync_to_async(send_frame)(
+        channel.pk, ReplyDeltaFrame(mission=1, index=1, text=text)
+    )
+    assert await socket.receive_nothing(timeout=0.5)
     await socket.disconnect()

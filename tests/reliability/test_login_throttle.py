@@ -46,6 +46,7 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def limits(settings: Any) -> Any:
     cache.clear()
     settings.LOGIN_FAILURE_LIMIT = 10
+    settings.LOGIN_FAILURE_SOURCE_LIMIT = 5
     settings.LOGIN_FAILURE_ADDRESS_LIMIT = 50
     settings.LOGIN_FAILURE_WINDOW = 900
     return settings
@@ -98,8 +99,12 @@ def test_guesses_over_60_accounts_from_one_address_lock_out_no_known_device(
     assert len(hashed) == 51  # the owner's log-in and 50 guesses; none past the limit
     # The owner, from the browser they used before: in, at once.
     assert _login(owners_browser, "demo", "right-password-2") == 302
-    # The same right password from a browser never seen: that address is over its limit.
-    assert _login(Client(REMOTE_ADDR=office_address), "demo", "right-password-2") == 429
+    # A browser never seen, on the network the owner logged in from (issue 42): in too,
+    # as that address is known to the account. An account never logged in to from there
+    # is refused: that address is over its limit.
+    assert _login(Client(REMOTE_ADDR=office_address), "demo", "right-password-2") == 302
+    make_user("other", password="right-password-7")
+    assert _login(Client(REMOTE_ADDR=office_address), "other", "right-password-7") == 429
 
 
 def test_an_account_under_attack_still_lets_its_owner_in_from_a_known_device(

@@ -1,4 +1,4 @@
-"""Save first, push second (DESIGN.md §7) for the sessions' services: a new session and
+"""Save first, push second (docs/design.md §7) for the sessions' services: a new session and
 the long-session notice reach the sockets only once the transaction that stored them
 commits, and never when it rolls back."""
 

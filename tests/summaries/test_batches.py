@@ -1,4 +1,4 @@
-"""Folds run in batches (DESIGN.md §4): once FOLD_BATCH missions have left the detail
+"""Folds run in batches (docs/design.md §4): once FOLD_BATCH missions have left the detail
 window, not once per mission. Between folds the summary message does not change, so a
 provider's prompt cache keeps hitting; no mission is ever invisible meanwhile."""
 
@@ -182,7 +182,7 @@ def test_the_pending_capacity_lists_that_many_of_the_widest_missions_in_full(
         PendingMission(id=n, seq=9_999_000 + n, at=at, instruction="가" * 500, reply="b" * 500)
         for n in range(capacity)
     ]
-    section = _pending_section(widest, session_number=9_999)
+    section = _pending_section(widest, session_number=9_999, budget=budget)
     assert section.chars <= budget
     assert "earlier missions" not in section.text
     assert all(f"mission #{m.seq} " in section.text for m in widest)

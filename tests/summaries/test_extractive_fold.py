@@ -1,4 +1,4 @@
-"""The offline fold (DESIGN.md §4), also the fallback of the model fold: salience, not age,
+"""The offline fold (docs/design.md §4), also the fallback of the model fold: salience, not age,
 decides what stays; the person's words over the assistant's; never the provider's
 boilerplate; near-duplicates collapse; every folded mission keeps a digest; reversals
 retire what they replace, in Korean and English, in the summary and in memory.

@@ -1,5 +1,6 @@
 """Rolling summaries moved from the memory app to their own: a database migrated before
-the move keeps its summaries, revisions and permissions after it."""
+the move keeps its summaries, revisions and permissions after it, in tables named after
+the summaries app."""
 
 import pytest
 from django.contrib.auth.models import Permission, User
@@ -51,3 +52,9 @@ def test_summaries_written_before_the_move_are_there_after_it() -> None:
     assert (moved.text, moved.folded_through_seq, moved.version) == (summary.text, 3, 1)
     assert SummaryRevision.objects.get(summary=moved).after_text == summary.text
     assert User.objects.get(pk=owner.pk).has_perm("summaries.change_rollingsummary")
+    tables = set(connection.introspection.table_names())
+    assert {"summaries_rollingsummary", "summaries_summaryrevision"} <= tables
+    assert not {"memory_rollingsummary", "memory_summaryrevision"} & tables
+    # The renamed tables still take new rows (their keys' sequences followed them).
+    again = SummaryRevision.objects.create(summary=moved, version=2, kind="fold")
+    assert again.pk > SummaryRevision.objects.get(summary=moved, version=1).pk

@@ -1,4 +1,4 @@
-"""The verifier checks evidence, not only pointers (DESIGN.md §4): every number, date,
+"""The verifier checks evidence, not only pointers (docs/design.md §4): every number, date,
 amount and name of an item occurs in the missions it cites (or in the previous state's
 item it carries); an item citing nothing is rejected; two live decisions on one subject
 are a contradiction. A model fold it rejects is retried once with the findings, then the

@@ -1,4 +1,4 @@
-"""The verifier checks a changed goal against what it may come from (DESIGN.md §4): the
+"""The verifier checks a changed goal against what it may come from (docs/design.md §4): the
 previous state's goal and the missions the new goal cites (or, citing none, the missions
 this fold takes in). A value the new goal states that none of those holds is invented,
 and the fold is rejected; the proposed goal itself is never its own evidence."""

@@ -1,0 +1,210 @@
+"""Request bodies: what a large unauthenticated POST costs the web server's memory.
+
+For each server and each way of sending, a fresh server process is started on a scratch
+SQLite file, and one client POSTs a body of --size-mib MiB of zeros to the log-in page,
+unauthenticated, as `head -c 1G /dev/zero | curl -X POST -T - .../accounts/login/` does:
+
+- "length": with a Content-Length header and the body right behind it (no
+  "Expect: 100-continue": the client sends without waiting for a go-ahead);
+- "chunked": Transfer-Encoding: chunked, in 64 KiB chunks.
+
+The client stops sending when the server answers or closes. Figures: the answer, the bytes
+the client got to send, the server's RSS before, its peak (VmHWM) and after. Servers:
+"daphne" (the bare `daphne` command, as the office was served before issue 42) and
+"office" (`python -m config.serve`, which refuses bodies over MAX_REQUEST_BODY_BYTES where
+they are read).
+
+    .venv/bin/python bench/request_body.py                 # 1 GiB, both servers
+    .venv/bin/python bench/request_body.py --size-mib 256 --servers office"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.harness import PYTHON, free_port, log  # noqa: E402
+from bench.harness.reports import print_table  # noqa: E402
+from bench.report import Table, record_run  # noqa: E402
+
+PIECE = 64 * 1024
+SERVERS = {
+    "daphne": [str(Path(PYTHON).parent / "daphne")],
+    "office": [PYTHON, "-m", "config.serve"],
+}
+
+
+def _status(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM of a process, in KiB."""
+    values: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            values[name] = int(rest.split()[0])
+    return values
+
+
+def _wait_ready(port: int, proc: subprocess.Popen[bytes], timeout: float = 180) -> None:
+    """Until /healthz answers 200: the office server has warmed up (what it loads is not
+    counted against the body)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with {proc.returncode}")
+        url = f"http://127.0.0.1:{port}/healthz"
+        with contextlib.suppress(OSError), opener.open(url, timeout=30) as response:
+            if response.status == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError("the server was not ready in time")
+
+
+def post(port: int, *, size: int, chunked: bool) -> tuple[str, int, float]:
+    """POST `size` zero bytes; returns the status line, the bytes sent and the seconds."""
+    sock = socket.create_connection(("127.0.0.1", port), 10)
+    sock.settimeout(300)
+    head = [
+        "POST /accounts/login/ HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Content-Type: application/octet-stream",
+        "Transfer-Encoding: chunked" if chunked else f"Content-Length: {size}",
+    ]
+    answer: list[bytes] = []
+    answered = threading.Event()
+
+    def read() -> None:
+        with contextlib.suppress(OSError):
+            while data := sock.recv(65536):
+                answer.append(data)
+                if b"\r\n" in b"".join(answer):
+                    answered.set()
+        answered.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    started = time.monotonic()
+    sent = 0
+    piece = bytes(PIECE)
+    try:
+        sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+        reader.start()
+        while sent < size and not answered.is_set():
+            chunk = piece[: min(PIECE, size - sent)]
+            sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
+            sent += len(chunk)
+        if chunked and not answered.is_set():
+            sock.sendall(b"0\r\n\r\n")
+    except OSError:
+        pass  # the server closed: what it answered is read below
+    answered.wait(600)
+    elapsed = time.monotonic() - started
+    sock.close()
+    status = b"".join(answer).split(b"\r\n", 1)[0].decode(errors="replace") or "(no answer)"
+    return status, sent, elapsed
+
+
+def measure(server: str, *, size: int, chunked: bool, database: str) -> tuple[str, ...]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "LOG_LEVEL": "warning",
+    }
+    argv = [*SERVERS[server], "-b", "127.0.0.1", "-p", str(port), "config.asgi:application"]
+    proc = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        _wait_ready(port, proc)
+        time.sleep(1)
+        before = _status(proc.pid)["VmRSS"]
+        status, sent, elapsed = post(port, size=size, chunked=chunked)
+        time.sleep(2)
+        after = _status(proc.pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(20)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    mib = 1024
+    log(f"{server} {'chunked' if chunked else 'length'}: {status}, {sent / 2**20:,.1f} MiB sent")
+    return (
+        server,
+        "chunked" if chunked else "Content-Length",
+        status.removeprefix("HTTP/1.1 "),
+        f"{sent / 2**20:,.1f} MiB",
+        f"{elapsed:.2f} s",
+        f"{before / mib:,.0f} MiB",
+        f"{after['VmHWM'] / mib:,.0f} MiB",
+        f"{after['VmRSS'] / mib:,.0f} MiB",
+        f"{(after['VmHWM'] - before) / mib:+,.0f} MiB",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--size-mib", type=int, default=1024, help="the body's size")
+    parser.add_argument("--servers", default="daphne,office", help="daphne, office or both")
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
+    )
+    args = parser.parse_args(argv)
+    size = args.size_mib * 2**20
+    rows: list[tuple[str, ...]] = [
+        (
+            "server",
+            "body",
+            "answer",
+            "sent",
+            "client time",
+            "RSS before",
+            "peak",
+            "RSS after",
+            "peak - before",
+        )
+    ]
+    with tempfile.TemporaryDirectory(prefix="request-body-") as scratch:
+        database = str(Path(scratch) / "db.sqlite3")
+        subprocess.run(
+            [PYTHON, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env={**os.environ, "DATABASE_URL": f"sqlite:///{database}"},
+            check=True,
+            capture_output=True,
+        )
+        for server in [s.strip() for s in args.servers.split(",") if s.strip()]:
+            for chunked in (False, True):
+                rows.append(measure(server, size=size, chunked=chunked, database=database))
+    title = f"A {args.size_mib:,} MiB unauthenticated POST to /accounts/login/"
+    print_table(title, rows)
+    if not args.no_record:
+        record_run(f"request_body.py ({args.size_mib:,} MiB)", [Table(title, rows)])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
