@@ -114,7 +114,12 @@ def _kiwi() -> "Kiwi":
 
                 # No thread pool of its own (a call runs on its caller's thread); no
                 # multi-word dictionary (≈ 40 % less memory, and search needs words).
-                _kiwi_instance = Kiwi(num_workers=-1, load_multi_dict=False)
+                kiwi = Kiwi(num_workers=-1, load_multi_dict=False)
+                # Its first analysis loads the rest of the model, holding the GIL about as
+                # long again as the constructor (measured): done here, so that no text, and
+                # no request beside it, waits for that.
+                kiwi.tokenize("가")
+                _kiwi_instance = kiwi
     return _kiwi_instance
 
 
