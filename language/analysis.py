@@ -88,6 +88,11 @@ _NOUN_TAGS = frozenset({"NNG", "NNP", "NNB", "NR", "XR", "XSN"})
 # kiwipiepy is given at most this many chars at a time (cut at a space): its working
 # memory grows with the input, and a passage or a question is far shorter.
 _KIWI_CHUNK_CHARS = 2_000
+# A run of Hangul longer than this is no word anyone writes (a paste without spaces, a key
+# held down): kiwipiepy spends up to ≈ 0.1 ms a syllable on such a run, holding the GIL
+# (measured: "가" × 2,000 in 0.2 s, 100,000 in 20 s), so it is read by the rules instead
+# (its stem and its character bigrams), in time linear in it.
+_KIWI_WORD_CHARS = 64
 
 _kiwi_lock = threading.Lock()
 _kiwi_instance: "Kiwi | None" = None
@@ -109,7 +114,12 @@ def _kiwi() -> "Kiwi":
 
                 # No thread pool of its own (a call runs on its caller's thread); no
                 # multi-word dictionary (≈ 40 % less memory, and search needs words).
-                _kiwi_instance = Kiwi(num_workers=-1, load_multi_dict=False)
+                kiwi = Kiwi(num_workers=-1, load_multi_dict=False)
+                # Its first analysis loads the rest of the model, holding the GIL about as
+                # long again as the constructor (measured): done here, so that no text, and
+                # no request beside it, waits for that.
+                kiwi.tokenize("가")
+                _kiwi_instance = kiwi
     return _kiwi_instance
 
 
@@ -198,17 +208,35 @@ def _words(text: str) -> Iterator[tuple[str, list[str]]]:
     matches = list(_TOKEN.finditer(text))
     korean: list[list[str]] = []
     if analyser() == "kiwi":
-        spans = [m.span() for m in matches if _HANGUL.match(m.group())]
-        korean = _kiwi_words(text, spans) if spans else []
+        spans = [m.span() for m in matches if _kiwi_reads(m.group())]
+        if spans:
+            long_runs = [m.span() for m in matches if len(m.group()) > _KIWI_WORD_CHARS]
+            korean = _kiwi_words(_blanked(text, long_runs), spans)
     next_korean = iter(korean)
     for match in matches:
         word = match.group()
         if not _HANGUL.match(word):
             yield word, [_other_word(word)]
-        elif korean:
+        elif korean and _kiwi_reads(word):
             yield word, next(next_korean)
         else:
             yield word, list(_rules_korean(word))
+
+
+def _kiwi_reads(word: str) -> bool:
+    return len(word) <= _KIWI_WORD_CHARS and _HANGUL.match(word) is not None
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with the spans written as spaces (offsets kept)."""
+    if not spans:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in spans:
+        pieces += [text[last:start], " " * (end - start)]
+        last = end
+    return "".join(pieces) + text[last:]
 
 
 def terms(text: str) -> list[str]:

@@ -353,7 +353,9 @@ _NOT_A_SUBJECT = frozenset(
         *("everything", "nothing", "something"),
     ]
 )
-_CLAUSES = re.compile(r";\s*|\s+[—–-]\s+|,\s+(?:and|but)\s+|\.\s+")
+# A dash clause starts where its whitespace does (the lookbehind): tried from every space of
+# a long run of spaces, the pattern would read the rest of the run each time.
+_CLAUSES = re.compile(r";\s*|(?<!\s)\s+[—–-]\s+|,\s+(?:and|but)\s+|\.\s+")
 _KO_VERB_STEM_ENDS = ("하", "되", "있", "없", "않", "같", "좋", "많", "적", "작", "높", "낮")
 # Last syllables of a word that is not a bare noun (a particle, an ending, an adnominal).
 _KO_NOT_BARE = tuple("운된던될의에로와과도만서고며면은는을를이가한인할")
@@ -365,13 +367,18 @@ _KO_PRONOUN_SUBJECTS = frozenset(
 
 # --- sentences ---------------------------------------------------------------------------
 
-_BOUNDARY = re.compile(r"[.!?。？！]+[\"'”’)\]]*(?=\s|$)|\n+")
+# Possessive, and only from the first mark of a run: "....x" is no boundary however it is
+# split, so trying every shorter run of marks again only costs time (quadratic in the run).
+_BOUNDARY = re.compile(r"(?<![.!?。？！])[.!?。？！]++[\"'”’)\]]*+(?=\s|$)|\n+")
 _ABBREVIATIONS = frozenset(
     [
         *("e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "inc", "ltd", "co"),
         *("no", "approx", "st", "jr", "sr", "fig", "cf", "al"),
     ]
 )
+
+
+_LAST_WORD_CHARS = 64
 
 
 def split_sentences(text: str) -> list[str]:
@@ -381,7 +388,9 @@ def split_sentences(text: str) -> list[str]:
     start = 0
     for match in _BOUNDARY.finditer(text):
         if match.group().startswith(".") and match.end() < len(text):
-            before = text[start : match.start()].split()
+            # Only the last word counts, and no abbreviation is this long: reading from
+            # `start` each time would be quadratic in a run of abbreviations ("e.g. e.g.").
+            before = text[max(start, match.start() - _LAST_WORD_CHARS) : match.start()].split()
             last = before[-1].lower() if before else ""
             if (
                 last in _ABBREVIATIONS
@@ -601,13 +610,20 @@ def subject_of(text: str) -> str:
 # --- values ------------------------------------------------------------------------------
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# An address starts where its run of address characters does: tried from every character
+# of a long run without "@", the pattern would read the rest of the run each time.
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://\S+|www\.\S+")
-_DOTTED = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z][A-Za-z0-9-]*)+")
+# A label of a domain name has at most 63 characters (RFC 1035): the bound keeps "a-a-a-…",
+# tried from every letter after a dash, from reading the rest of the run each time.
+_DOTTED = re.compile(
+    r"(?<![\w.])[A-Za-z][A-Za-z0-9-]{0,62}(?:\.[A-Za-z][A-Za-z0-9-]{0,62})+(?![A-Za-z0-9-])"
+)
 _PROPER = re.compile(
     r"(?<![\w.])(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]?|[A-Z][a-z’']+)(?!\w|\.\w)"
 )
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|[\n•*\-–—(\"“]\s*)$")
+_SENTENCE_MARKS = frozenset(".!?:;")
+_LINE_MARKS = frozenset('•*-–—("“')
 # Month and day names are capitalised but are dates (language.values checks those).
 _WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 _CALENDAR_WORDS = [name.capitalize() for name in MONTH_NAMES] + _WEEKDAYS
@@ -674,6 +690,24 @@ def numbers_in(text: str) -> set[str]:
     return {_number_key(m.group()) for m in _NUMBER.finditer(_MISSION_REF.sub(" ", text))}
 
 
+def _starts_sentence(text: str, index: int) -> bool:
+    """Whether `text[index]` starts a sentence, a line or a bullet: the text before it is
+    empty, or ends with ".!?:;" and whitespace, or with a newline, a bullet, a dash or an
+    opening bracket or quote and any whitespace. Read back from `index` (not by a search of
+    all the text before it, once per capitalised word: quadratic)."""
+    before = index
+    while before > 0 and text[before - 1].isspace():
+        if text[before - 1] == "\n":
+            return True
+        before -= 1
+    if index == 0:
+        return True
+    if before == 0:
+        return False
+    mark = text[before - 1]
+    return (mark in _SENTENCE_MARKS and before < index) or mark in _LINE_MARKS
+
+
 def names_in(text: str) -> set[str]:
     """Proper names, e-mail addresses, URLs and dotted names ("Fly.io") of a text,
     lower-cased: capitalised words that do not start a sentence, CamelCase and ALLCAPS
@@ -681,29 +715,39 @@ def names_in(text: str) -> set[str]:
     and their post ("김 대표님" as 김대표) or by a given name with 님 or 씨 ("서연님")."""
     text = _MISSION_REF.sub(" ", text)
     found: set[str] = set()
+
+    # What is read as one kind of name is blanked out for the next kinds, in one pass (not
+    # a `replace` over the whole text per name found: quadratic in a long list of names).
+    def blank(match: re.Match[str]) -> str:
+        found.add(match.group().rstrip(".,;:)").lower())
+        return " "
+
     for pattern in (_EMAIL, _URL):
-        for match in pattern.finditer(text):
-            found.add(match.group().rstrip(".,;:)").lower())
-            text = text.replace(match.group(), " ")
+        text = pattern.sub(blank, text)
     for match in _DOTTED.finditer(text):
         if "." in match.group() and not re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]?", match.group()):
             found.add(match.group().lower())
     for match in _PROPER.finditer(text):
         word = match.group()
-        if word in _NOT_NAMES or _SENTENCE_START.search(text[: match.start()]):
+        if word in _NOT_NAMES or _starts_sentence(text, match.start()):
             continue
         found.add(word.lower())
-    for match in _KO_NAME.finditer(text):
+
+    def korean_name(match: re.Match[str]) -> str:
         name, given = match.group(1), match.group(1)[1:]
         if given in _KO_POSTS:
-            continue  # "정대표님": a surname and a post, read below
+            return match.group()  # "정대표님": a surname and a post, read below
         if name[-1] in _KO_PARTICLE_ENDS and match.group()[len(name)].isspace():
-            continue  # "표지는 작가님": a word and its particle, then a post alone
-        found.add(match.group(1))
-        text = text.replace(match.group(), " ")
-    for match in _KO_SURNAME_POST.finditer(text):
+            return match.group()  # "표지는 작가님": a word and its particle, then a post alone
+        found.add(name)
+        return " "
+
+    def surname_and_post(match: re.Match[str]) -> str:
         found.add(match.group(1) + match.group(2))
-        text = text.replace(match.group(), " ")
+        return " "
+
+    text = _KO_NAME.sub(korean_name, text)
+    text = _KO_SURNAME_POST.sub(surname_and_post, text)
     for match in _KO_GIVEN.finditer(text):
         if match.group(1) not in _KO_NOT_GIVEN and match.group(1) not in _KO_POSTS:
             found.add(match.group(1))
@@ -722,8 +766,18 @@ def _mentions(value: str, text: str) -> bool:
 
 # --- reversals ---------------------------------------------------------------------------
 
+# Every pattern here reads in time linear in its text (issue 42): a value that ends at a
+# terminator ends where its last word does (`_VALUE_END`'s lookbehind: tried from each
+# space of a long run of spaces, it would read the rest of the run each time); what is
+# read up to a later word ("replace X with") stops after `_VALUE_CHARS`; a Korean value is
+# a whole word (`_KO_VALUE`: from every syllable of a long word without spaces, the
+# pattern would read the rest of the word each time, quadratic in it).
 _VALUE = r"(?P<v>[^,;:()]+?)"
-_VALUE_END = r"(?=\s*(?:[,;:()]|\.(?:\s|$)|$|\s+(?:and|but|for|as|because|since|from|on)\b))"
+_VALUE_END = r"(?<!\s)(?=\s*(?:[,;:()]|\.(?:\s|$)|$|\s+(?:and|but|for|as|because|since|from|on)\b))"
+# A value is at most four words (replaced_values drops longer ones): far under this.
+_VALUE_CHARS = 80
+_BOUNDED_VALUE = rf"(?P<v>.{{1,{_VALUE_CHARS}}}?)"
+_KO_VALUE = r"(?<![^\s,;])(?P<v>[^\s,;]+?)"
 # What follows "not" that hedges rather than names a dropped value.
 _NOT_HEDGE = (
     r"(?:only|just|yet|sure|too|so|that|very|much|a lot|always|necessarily|exactly|really|"
@@ -737,10 +791,13 @@ _REPLACED = [
         rf"\b(?:drop|ditch|scrap)(?:s|ped|ping)?\s+(?:the\s+|our\s+)?{_VALUE}{_VALUE_END}", re.I
     ),
     re.compile(rf"\bno longer\s+(?:use\s+|using\s+|on\s+|with\s+)?{_VALUE}{_VALUE_END}", re.I),
-    re.compile(r"\b(?:switch|mov)(?:e|es|ed|ing)?\s+(?:away\s+)?from\s+(?P<v>.+?)\s+to\b", re.I),
+    re.compile(
+        rf"\b(?:switch|mov)(?:e|es|ed|ing)?\s+(?:away\s+)?from\s+{_BOUNDED_VALUE}\s++to\b", re.I
+    ),
     # "move the ads budget off Reels", "take the launch off Friday", "pull spend out of X"
     re.compile(
-        rf"\b(?:mov|tak|pull|shift)(?:e|es|ed|ing|s)?\b[^,;.]*?\s(?:off|out of|away from)\s+"
+        rf"\b(?:mov|tak|pull|shift)(?:e|es|ed|ing|s)?\b[^,;.]{{0,{_VALUE_CHARS}}}?\s"
+        r"(?:off|out of|away from)\s+"
         rf"(?:of\s+)?(?:the\s+|our\s+)?{_VALUE}{_VALUE_END}",
         re.I,
     ),
@@ -749,7 +806,7 @@ _REPLACED = [
         rf"{_VALUE}{_VALUE_END}",
         re.I,
     ),
-    re.compile(r"\breplac(?:e|es|ed|ing)\s+(?:the\s+)?(?P<v>.+?)\s+with\b", re.I),
+    re.compile(rf"\breplac(?:e|es|ed|ing)\s+(?:the\s+)?{_BOUNDED_VALUE}\s++with\b", re.I),
     re.compile(r"\bnot\s+(?P<v>\S+)\s+anymore\b", re.I),
     # "must go to TikTok, not Reels", "goes not to Reels but to TikTok"; not "online, not
     # only in stores", "not yet", "not sure"
@@ -760,19 +817,20 @@ _REPLACED = [
     ),
     re.compile(
         rf"\bnot\s+(?!{_NOT_HEDGE})(?:on\s+|in\s+|into\s+|to\s+|with\s+|the\s+|our\s+)?"
-        r"(?P<v>[\w.'’ -]{1,30}?)\s*,?\s+but\b",
+        r"(?P<v>[\w.'’ -]{1,30}?)(?:\s*+,)?\s++but\b",
         re.I,
     ),
     # "코랄 대신", "코랄을 대신" (instead of coral); not "태오가 대신 봐줄" (Teo covers for me)
-    re.compile(r"(?P<v>[^\s,;]+?)(?<!가)(?<!께서)(?:을|를)?\s*대신"),
-    re.compile(r"(?P<v>[^\s,;]+?)(?:은|는|을|를)?\s*(?:취소|폐기|철회|빼기로|빼고|제외)"),
+    re.compile(rf"{_KO_VALUE}(?<!가)(?<!께서)(?:을|를)?\s*대신"),
+    re.compile(rf"{_KO_VALUE}(?:은|는|을|를)?\s*(?:취소|폐기|철회|빼기로|빼고|제외)"),
+    re.compile(rf"{_KO_VALUE}에서\s+\S+?(?:으로|로)\s*(?:변경|바꾸|바꿔|바꿨|전환|옮기|옮겨|이전)"),
+    # "예산을 릴스에서 빼기로", "광고를 릴스에서 내리기로" (the word between is a word: a
+    # bound, or "에서에서…" would read the rest of the text from each 에서)
     re.compile(
-        r"(?P<v>[^\s,;]+?)에서\s+\S+?(?:으로|로)\s*(?:변경|바꾸|바꿔|바꿨|전환|옮기|옮겨|이전)"
+        rf"{_KO_VALUE}에서\s*(?:\S{{1,{_VALUE_CHARS}}}\s+)?(?:빼|뺄|뺐|제외|철수|내리|내렸)"
     ),
-    # "예산을 릴스에서 빼기로", "광고를 릴스에서 내리기로"
-    re.compile(r"(?P<v>[^\s,;]+?)에서\s*(?:\S+\s+)?(?:빼|뺄|뺐|제외|철수|내리|내렸)"),
-    re.compile(r"(?P<v>[^\s,;]+?)(?:이|가)?\s*아니라"),
-    re.compile(r"(?P<v>[^\s,;]+?)\s*말고"),
+    re.compile(rf"{_KO_VALUE}(?:이|가)?\s*아니라"),
+    re.compile(rf"{_KO_VALUE}\s*말고"),
 ]
 _NOT_VALUES = frozenset(["it", "that", "this", "them", "the plan", "plan", "그거", "이거", "그것"])
 # Korean dependent nouns: "말한 것 말고는" (apart from what was said) replaces no value.
@@ -829,8 +887,10 @@ _GOES_TO = re.compile(
     re.IGNORECASE,
 )
 _KO_MUST_BE = re.compile(r"(?:이어야|여야|어야|아야)\s*(?:해|합니다|돼|됩니다|한다|함)")
+# "부탁드립니다": an ending of a few syllables after 부탁 (unbounded, "부탁부탁…" would be
+# read to its end from each 부탁).
 _KO_REQUEST_END = re.compile(
-    r"(?:줘|주세요|줄래|주실래요|주시겠어요|주실|봐|봐요|볼래|부탁\S*)[.!~\s]*$"
+    r"(?:줘|주세요|줄래|주실래요|주시겠어요|주실|봐|봐요|볼래|부탁\S{0,20})[.!~\s]*$"
 )
 _MUST_BE = re.compile(r"\b(?:must|has to|have to|needs? to)\s+be\b", re.IGNORECASE)
 
@@ -1016,7 +1076,11 @@ def rarity(words: list[str], document_frequency: dict[str, int], documents: int)
 # spans, and what they ask to have translated, summarised, forwarded or answered.
 _FENCED = re.compile(r"```.*?```", re.S)
 _BLOCK_QUOTE = re.compile(r"^[ \t]*>.*$", re.M)
-_QUOTED_SPAN = re.compile(r'"[^"\n]{20,}"|“[^”]{20,}”|‘[^’]{20,}’|「[^」]{8,}」|『[^』]{8,}』')
+# A span ends before the next opening mark: from each of many marks never closed, the
+# pattern would read the rest of the text each time.
+_QUOTED_SPAN = re.compile(
+    r'"[^"\n]{20,}"|“[^“”]{20,}”|‘[^‘’]{20,}’|「[^「」]{8,}」|『[^『』]{8,}』'
+)
 _MATERIAL_REQUEST = re.compile(
     r"^(?:please\s+|pls\s+|could you\s+|can you\s+|would you\s+)?(?:translate|summari[sz]e|"
     r"forward|proofread|rewrite|paraphrase|polish|reply to|respond to|tl;?dr)\b"
@@ -1029,12 +1093,12 @@ _MATERIAL_REQUEST = re.compile(
 _MATERIAL_INTRO = re.compile(
     r"^(?:here(?:'s| is| are)\b.*\b(?:wrote|writes|said|says|sent|send|message|e-?mail|mail|"
     r"text|note|reply|response|post|draft|letter|copy)\b"
-    r"|.*\b(?:wrote|writes|sent us|said)\s*[-–—:]*\s*$"
+    r"|.*\b(?:wrote|writes|sent us|said)\s*+[-–—:]*+\s*+$"
     r"|(?:please\s+|can you\s+|could you\s+)?(?:fix|correct|check|proofread|edit|clean up)\b.*"
     r"\b(?:typos?|grammar|spelling|wording|punctuation)\b"
     r"|.*\b(?:forwarded message|original message|begin forwarded)\b"
     r"|(?:the )?(?:vendor|customer|client|supplier|partner|they)\b.*\b(?:wrote|said|sent)\b)"
-    r"|(?:업체|고객|거래처|상대방|협력사|벤더|그쪽|상대)\S*\s?(?:가|이|에서)?\s?(?:보낸|보내온|쓴|작성한|전한)"
+    r"|(?:업체|고객|거래처|상대방|협력사|벤더|그쪽|상대)\S{0,8}\s?(?:가|이|에서)?\s?(?:보낸|보내온|쓴|작성한|전한)"
     r"|(?:아래|다음|밑의|첨부)\s?(?:의\s?)?(?:메일|이메일|내용|글|메시지|문서|편지|답장)"
     r"|(?:보낸|받은|전달된|전달받은)\s?(?:메일|이메일|내용|글|메시지)"
     r"|오타|맞춤법|전달된 메시지|원본 메시지",

@@ -72,7 +72,11 @@ WORDS: dict[str, dict[str, str]] = {
     },
 }
 _DISCLAIMERS = (DISCLAIMER, DISCLAIMER_KO)
-_OPENING = re.compile(r"[\w.-]+ here\. On it: \u201c|[\w.-]+입니다\. 맡을게요: \u201c")
+# From the first character of a name only: from each character of a long word, the
+# pattern would read the rest of the word each time (issue 42).
+_OPENING = re.compile(
+    r"(?<![\w.-])(?:[\w.-]+ here\. On it: \u201c|[\w.-]+입니다\. 맡을게요: \u201c)"
+)
 
 
 def _without_offline_replies(line: str) -> str:

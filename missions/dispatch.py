@@ -24,15 +24,25 @@ from missions.models import MissionSource
 from office.models import Channel, ChannelKind, Employee
 
 MENTION = re.compile(r"(?<![\w.@])@([\w.-]+)", re.UNICODE)
+# Linear in the text (issue 42): no run of whitespace is read again from each of its
+# characters (a line starts after its own indent, whitespace is taken whole, a task ends
+# at its last non-space character).
 FOLLOW_UP_LINE = re.compile(
-    r"^\s*(?:[-*•]\s*)?(?<![\w.@])@([\w.-]+)\s*[:,-]?\s+(.+?)\s*$", re.MULTILINE
+    r"^[^\S\n]*(?:[-*•]\s*)?(?<![\w.@])@([\w.-]+)(?:\s*+[:,-])?\s++(.+?)(?<!\s)[^\S\n]*+$",
+    re.MULTILINE,
 )
-# Korean particles written straight after a name ("@Iris에게", "@지민님은").
-_HANGUL_TAIL = re.compile(r"[\uac00-\ud7a3]+$")
+# Korean particles written straight after a name ("@Iris에게", "@지민님은"); a run is read
+# from its first syllable only.
+_HANGUL_TAIL = re.compile(r"(?<![\uac00-\ud7a3])[\uac00-\ud7a3]+$")
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+|\n+")
 # What may stand between two mentions without being a task of its own.
 _JOINER = re.compile(
-    r"^[\s,;:&/+\-–—]*(?:and|or|plus|그리고|및|와|과|랑|하고)?[\s,;:&/+\-–—]*$", re.IGNORECASE
+    r"^[\s,;:&/+\-–—]*+(?:(?:and|or|plus|그리고|및|와|과|랑|하고)[\s,;:&/+\-–—]*+)?$", re.IGNORECASE
+)
+# A trailing "and": read from the start of its run of separators only (from each space of
+# a long run, it would read the rest of the run each time).
+_TRAILING_JOINER = re.compile(
+    r"(?<![\s,;])[\s,;]++(?:(?:and|or|그리고|및)[\s,;]*+)?$", re.IGNORECASE
 )
 _LEAD = re.compile(r"^[\s,;:\-–—]+")
 _BULLET = re.compile(r"^\s*[-*•]\s*")
@@ -146,9 +156,7 @@ def addressed_parts(text: str, employees: list[Employee]) -> list[tuple[Employee
                     segment = shared
                 else:
                     segment = _LEAD.sub("", segment).strip()
-                    segment = re.sub(
-                        r"[\s,;]+(?:and|or|그리고|및)?[\s,;]*$", "", segment, flags=re.IGNORECASE
-                    )
+                    segment = _TRAILING_JOINER.sub("", segment)
                     shared = segment
                 filled.append((employee, segment))
             segments = list(reversed(filled))

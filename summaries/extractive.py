@@ -70,12 +70,16 @@ _ACTION = re.compile(
     r"^(?:next(?: step)?s?|to-?do|action(?: item)?s?)\b|\bnext step|다음 단계|할 일|해야 할 일",
     re.IGNORECASE,
 )
+# A number is read from its first digit, and is at most 31 characters long: from each
+# digit of a long run, the pattern would read the rest of the run each time (issue 42).
 _MONEY = re.compile(
-    r"[$€£₩¥]\s?\d|\d[\d,.]*\s?(?:k|m|만|천|억)?\s?(?:달러|원|usd\b|eur\b|krw\b|gbp\b|"
+    r"[$€£₩¥]\s?\d|(?<!\d)(?<!\d[,.])\d[\d,.]{0,30}\s?(?:k|m|만|천|억)?\s?(?:달러|원|usd\b|eur\b|krw\b|gbp\b|"
     r"dollars?\b|euros?\b|won\b)",
     re.IGNORECASE,
 )
-_PERCENT = re.compile(r"\d[\d.,]*\s?(?:%|percent\b|퍼센트|프로\b)", re.IGNORECASE)
+_PERCENT = re.compile(
+    r"(?<!\d)(?<!\d[,.])\d[\d.,]{0,30}\s?(?:%|percent\b|퍼센트|프로\b)", re.IGNORECASE
+)
 _DATE = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.? \d{1,2}\b"
@@ -86,8 +90,8 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _QUANTITY = re.compile(
-    r"\d[\d,.]*\s?(?:명|개|건|회|일|주|개월|달|년|시간|분|대|층|장|쪽|페이지|곳|번|배)"
-    r"|\d[\d,.]*\s?(?:k|m|x)?\s+(?!(?:of|and|or|the|to|in|on|at|for|is|are|by)\b)[a-z][a-z-]{2,}",
+    r"(?<!\d)(?<!\d[,.])\d[\d,.]{0,30}\s?(?:명|개|건|회|일|주|개월|달|년|시간|분|대|층|장|쪽|페이지|곳|번|배)"
+    r"|(?<!\d)(?<!\d[,.])\d[\d,.]{0,30}\s?(?:k|m|x)?\s+(?!(?:of|and|or|the|to|in|on|at|for|is|are|by)\b)[a-z][a-z-]{2,}",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(r"“[^”]{3,80}”|\"[^\"]{3,80}\"|‘[^’]{3,80}’|「[^」]{2,80}」")
