@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+import tests.fresh  # noqa: F401  (reads the CPUs this process has, before any test module)
 from llm.gateway import set_provider_override
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
 
