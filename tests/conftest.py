@@ -51,6 +51,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # spread over several each would pay the start again.
         if item.path.parent.name == "browser":
             item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+            if item.get_closest_marker("slow") is None:
+                item.add_marker(pytest.mark.slow(20))
         if "postgres" in item.keywords and not has_postgres:
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL"))
         if "redis" in item.keywords and not has_redis:

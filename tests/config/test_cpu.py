@@ -23,7 +23,11 @@ from tests.fresh import (
 )
 
 ALLOWED = CPUS_AT_START
-pytestmark = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs a process allowed two CPUs")
+pytestmark = [
+    pytest.mark.skipif(len(ALLOWED) < 2, reason="needs a process allowed two CPUs"),
+    # Each starts a fresh interpreter or Daphne itself.
+    pytest.mark.slow(15),
+]
 
 # Affinities (as sorted lists) of the main thread, of a thread started before `step` and of
 # one started after it, and what `step` left in `cpu`.

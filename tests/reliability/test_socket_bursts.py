@@ -88,6 +88,7 @@ def _served_group_channel(env: dict[str, str], group: str) -> str:
     return output.strip().splitlines()[-1]
 
 
+@pytest.mark.slow(45)
 def test_200_sockets_at_once_are_all_accepted_and_leave_no_stale_member(
     fake_openai: FakeOpenAI,
 ) -> None:

@@ -39,6 +39,7 @@ pytestmark = [
     # Its workers take tasks from the queues of REDIS_URL, under the names every test
     # worker's settings give them: under pytest-xdist these tests run one after another.
     pytest.mark.xdist_group("task-queues-of-redis-url"),
+    pytest.mark.slow(45),
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
