@@ -85,7 +85,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _took[report.nodeid] += report.duration
     for name, value in report.user_properties:
         if name == "budget":
-            _budgets[report.nodeid] = float(value)
+            _budgets[report.nodeid] = float(str(value))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -114,9 +114,9 @@ def _redis_names_of_this_worker() -> Iterator[None]:
     if REDIS_PREFIX is None or not settings.REDIS_URL:
         yield
         return
-    layers = copy.deepcopy(settings.CHANNEL_LAYERS)
+    layers: dict[str, dict[str, Any]] = copy.deepcopy(settings.CHANNEL_LAYERS)
     layers["default"].setdefault("CONFIG", {})["prefix"] = REDIS_PREFIX
-    caches = copy.deepcopy(settings.CACHES)
+    caches: dict[str, dict[str, Any]] = copy.deepcopy(settings.CACHES)
     caches["default"]["KEY_PREFIX"] = REDIS_PREFIX
     with override_settings(CHANNEL_LAYERS=layers, CACHES=caches):
         yield
