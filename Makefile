@@ -25,8 +25,12 @@ run: migrate
 	@echo ""
 	$(PY) -m config.serve -b $(HOST) -p $(PORT) --websocket_connect_timeout 20 config.asgi:application
 
+# The suite in one worker process per CPU this shell may use (pytest-xdist; `nproc` heeds
+# taskset), each with its own test database and its own names in Redis.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo auto)
+
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -16,7 +16,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse  # noqa
 
 from config.bodylimit import BodyLimit  # noqa: E402
 from config.celery import start_embedded_beat  # noqa: E402
-from config.cpu import pin_server_process  # noqa: E402
+from config.cpu import pin_once_serving  # noqa: E402
 from config.origins import SameOriginValidator  # noqa: E402
 from config.textguard import SocketTextGuard  # noqa: E402
 from realtime.routing import websocket_urlpatterns  # noqa: E402
@@ -48,5 +48,6 @@ application = ProtocolTypeRouter(
         ),
     }
 )
-# One interpreter runs one thread at a time: its threads hand the lock over in place.
-pin_server_process()
+# One interpreter runs one thread at a time: its threads hand the lock over in place, once
+# the server runs (never on import: whoever imports this would be pinned, with all it starts).
+pin_once_serving()

@@ -20,12 +20,18 @@ office's processes that is the smaller part.
 `PIN_CPU=auto` (the default) pins the embedded web process, which runs every task of the
 office in its threads, to the CPU it starts on. A process of the production runtime is left
 to the scheduler unless `PIN_CPU` names a CPU: several processes share a machine there, and
-must not share one CPU by accident. `PIN_CPU=off` never pins."""
+must not share one CPU by accident. `PIN_CPU=off` never pins.
+
+A process pins itself when it starts serving (Daphne's reactor starts running, a task worker
+starts), never when config.asgi is imported: the test runner, a shell or a benchmark import
+it too, and everything they start afterwards would inherit the one CPU."""
 
 import contextlib
 import logging
 import os
+import sys
 from pathlib import Path
+from typing import Literal
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -74,16 +80,36 @@ def pin_to_one_cpu(cpu: int | None = None) -> int | None:
     return cpu
 
 
-def pin_server_process() -> int | None:
-    """Apply `PIN_CPU` to this process once it has started (see the module's text)."""
+def cpu_to_keep() -> int | Literal["auto"] | None:
+    """What `PIN_CPU` asks of this process: None (left to the scheduler), "auto" (the CPU
+    it runs on when it starts serving) or a CPU number, checked now: a server given a CPU
+    it may not run on stops before it starts."""
     from django.conf import settings
 
     choice = str(settings.PIN_CPU)
     if choice == "off":
         return None
     if choice == "auto":
-        if settings.TASK_RUNNER != "thread":
-            return None
+        return "auto" if settings.TASK_RUNNER == "thread" else None
+    cpu = int(choice)
+    allowed = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else {cpu}
+    if cpu not in allowed:
+        raise ImproperlyConfigured(
+            f"PIN_CPU={choice}: CPU {cpu} is not one this process may run on "
+            f"({', '.join(map(str, sorted(allowed)))})"
+        )
+    return cpu
+
+
+def pin_server_process() -> int | None:
+    """Apply `PIN_CPU` to this process now that it serves (see the module's text)."""
+    from django.conf import settings
+
+    choice = str(settings.PIN_CPU)
+    wanted = cpu_to_keep()
+    if wanted is None:
+        return None
+    if wanted == "auto":
         try:
             cpu = pin_to_one_cpu()
         except OSError as exc:
@@ -92,9 +118,36 @@ def pin_server_process() -> int | None:
             return None
     else:
         try:
-            cpu = pin_to_one_cpu(int(choice))
+            cpu = pin_to_one_cpu(wanted)
         except (ValueError, OSError) as exc:
             raise ImproperlyConfigured(f"PIN_CPU={choice}: {exc}") from None
     if cpu is not None:
         logger.info("this process keeps its threads on CPU %s (PIN_CPU=%s)", cpu, choice)
     return cpu
+
+
+def pin_once_serving() -> None:
+    """Pin this web process (`PIN_CPU`) when its server starts serving: when Daphne's
+    Twisted reactor starts running, after it has bound its port and before it accepts
+    anyone. Importing the application pins nothing; a process that never runs the
+    reactor (tests, a shell, a benchmark calling the application itself) is never
+    pinned, nor is one served by another ASGI server. A CPU the process may not have
+    stops the import, as it always did."""
+    if cpu_to_keep() is None:
+        return
+    # Daphne installs its reactor before it imports the application (daphne.server, which
+    # the "daphne" app imports too); importing it here would install another.
+    reactor = sys.modules.get("twisted.internet.reactor")
+    if reactor is not None:
+        reactor.callWhenRunning(_pin_or_stop)
+
+
+def _pin_or_stop() -> None:
+    try:
+        pin_server_process()
+    except ImproperlyConfigured as exc:
+        # A named CPU the process could not take: it must not serve on another one. The
+        # reactor would only log an exception raised here and go on serving.
+        logger.critical("%s; stopping", exc)
+        logging.shutdown()
+        os._exit(1)

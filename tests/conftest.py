@@ -1,12 +1,22 @@
+import copy
 import os
+from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 
+import tests.fresh  # noqa: F401  (reads the CPUs this process has, before any test module)
 from llm.gateway import set_provider_override
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+
+# The pytest-xdist worker this process is ("gw0", …; `make test` runs several), or None.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+# What this worker's channel-layer groups and cache keys are named under in the one Redis
+# all workers share (a database number would part the keys, never the pub/sub channels).
+REDIS_PREFIX = f"office-test-{WORKER}" if WORKER else None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -36,10 +46,109 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "CI must run against PostgreSQL and Redis: set DATABASE_URL and REDIS_URL (see .ci/run)"
         )
     for item in items:
+        # A browser module starts its own server and browser once (module fixtures): under
+        # pytest-xdist (`make test`, --dist loadgroup) its tests stay on one worker, where
+        # spread over several each would pay the start again.
+        if item.path.parent.name == "browser":
+            item.add_marker(pytest.mark.xdist_group(f"browser-{item.path.stem}"))
+            if item.get_closest_marker("slow") is None:
+                item.add_marker(pytest.mark.slow(20))
         if "postgres" in item.keywords and not has_postgres:
             item.add_marker(pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL"))
         if "redis" in item.keywords and not has_redis:
             item.add_marker(pytest.mark.skip(reason="needs Redis: set REDIS_URL"))
+    _longest_modules_first(items)
+
+
+# Seconds a test without the `slow` marker may take (setup, call and teardown together).
+UNMARKED_BUDGET = 10.0
+_took: defaultdict[str, float] = defaultdict(float)
+_budgets: dict[str, float] = {}
+
+
+def _longest_modules_first(items: list[pytest.Item]) -> None:
+    """Modules in order of the time their `slow` tests are budgeted, the longest first;
+    the rest in their usual order. Under pytest-xdist the workers take tests in this order,
+    so that no worker is left running one long scenario alone at the end. A module stays
+    whole: its module fixtures (a browser, a server) are set up once."""
+    per_module: defaultdict[str, float] = defaultdict(float)
+    for item in items:
+        marker = item.get_closest_marker("slow")
+        if marker is not None:
+            budget = float(marker.args[0])
+            item.user_properties.append(("budget", budget))
+            per_module[str(item.path)] += budget
+    items.sort(key=lambda item: -per_module[str(item.path)])
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _took[report.nodeid] += report.duration
+    for name, value in report.user_properties:
+        if name == "budget":
+            _budgets[report.nodeid] = float(str(value))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Tests that took longer than their budget: a new slow test to mark, or a slow one
+    grown slower (or a machine busy with other work: the figures are wall-clock)."""
+    over = sorted(
+        (took, _budgets.get(nodeid, UNMARKED_BUDGET), nodeid)
+        for nodeid, took in _took.items()
+        if took > _budgets.get(nodeid, UNMARKED_BUDGET)
+    )
+    if not over:
+        return
+    terminalreporter.section("over their time budget (pytest.mark.slow)")
+    for took, budget, nodeid in reversed(over):
+        terminalreporter.write_line(f"{took:7.1f} s  (budget {budget:.0f} s)  {nodeid}")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _redis_names_of_this_worker() -> Iterator[None]:
+    """Under pytest-xdist every worker has its own database (pytest-django's `_gwN`
+    suffix), but all share the Redis of REDIS_URL: this one names everything it puts there
+    apart (`REDIS_PREFIX`, as two deployments do): its channel-layer groups, cached
+    counters and task queues, and those of the processes its tests start (Daphne, task
+    workers), which inherit the name from the environment. So no worker hears another's
+    events, counts its log-in failures or takes its tasks."""
+    if REDIS_PREFIX is None or not settings.REDIS_URL:
+        yield
+        return
+    from config.celery import app
+
+    layers: dict[str, dict[str, Any]] = copy.deepcopy(settings.CHANNEL_LAYERS)
+    layers["default"].setdefault("CONFIG", {})["prefix"] = REDIS_PREFIX
+    caches: dict[str, dict[str, Any]] = copy.deepcopy(settings.CACHES)
+    caches["default"]["KEY_PREFIX"] = REDIS_PREFIX
+    transport = {
+        "CELERY_BROKER_TRANSPORT_OPTIONS": {
+            **settings.CELERY_BROKER_TRANSPORT_OPTIONS,
+            "global_keyprefix": f"{REDIS_PREFIX}:",
+        },
+        "CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS": {
+            **settings.CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS,
+            "global_keyprefix": f"{REDIS_PREFIX}:",
+        },
+    }
+    before = (
+        os.environ.get("REDIS_PREFIX"),
+        app.conf.broker_transport_options,
+        app.conf.result_backend_transport_options,
+    )
+    os.environ["REDIS_PREFIX"] = REDIS_PREFIX
+    app.conf.broker_transport_options = transport["CELERY_BROKER_TRANSPORT_OPTIONS"]
+    app.conf.result_backend_transport_options = transport["CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS"]
+    try:
+        with override_settings(
+            REDIS_PREFIX=REDIS_PREFIX, CHANNEL_LAYERS=layers, CACHES=caches, **transport
+        ):
+            yield
+    finally:
+        if before[0] is None:
+            os.environ.pop("REDIS_PREFIX", None)
+        else:
+            os.environ["REDIS_PREFIX"] = before[0]
+        app.conf.broker_transport_options, app.conf.result_backend_transport_options = before[1:]
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,7 @@
 """A server process keeps its threads on one CPU (config.cpu, PIN_CPU): the embedded web
-process by default, a production process only when told which CPU. Every case that pins
-runs in a fresh interpreter: pinning the test process would pin everything it starts."""
+process by default, a production process only when told which CPU, and only once it serves:
+importing config.asgi pins nothing. Every case that pins runs in another process (a fresh
+interpreter, or Daphne itself): pinning the test process would pin everything it starts."""
 
 import json
 import os
@@ -9,11 +10,24 @@ from typing import Any
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+import config.asgi  # noqa: F401  (as tests/ws.py and a few test modules do)
 from config.cpu import pin_server_process
-from tests.fresh import WORKER_START, embedded_env, python_error, run_python
+from tests.fresh import (
+    CPUS_AT_START,
+    WORKER_START,
+    daphne_error,
+    daphne_serving,
+    embedded_env,
+    run_python,
+    thread_cpus,
+)
 
-ALLOWED = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-pytestmark = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs a process allowed two CPUs")
+ALLOWED = CPUS_AT_START
+pytestmark = [
+    pytest.mark.skipif(len(ALLOWED) < 2, reason="needs a process allowed two CPUs"),
+    # Each starts a fresh interpreter or Daphne itself.
+    pytest.mark.slow(15),
+]
 
 # Affinities (as sorted lists) of the main thread, of a thread started before `step` and of
 # one started after it, and what `step` left in `cpu`.
@@ -58,32 +72,45 @@ def test_a_named_cpu_is_the_one_kept(cpu: int) -> None:
     assert seen["main"] == seen["before"] == seen["after"] == [cpu]
 
 
-def test_the_embedded_web_process_pins_itself_once_started() -> None:
+def test_importing_the_application_pins_nothing() -> None:
+    # This test process imported config.asgi above (and so does every test of the
+    # sockets): it, and all it starts, keep every CPU they had.
+    assert sorted(os.sched_getaffinity(0)) == ALLOWED
     seen = _probe("import config.asgi")
-    assert len(seen["main"]) == 1  # type: ignore[arg-type]
-    assert seen["main"] == seen["before"] == seen["after"]
-
-
-@pytest.mark.parametrize(
-    "env",
-    [
-        {"PIN_CPU": "off"},
-        # Production: processes share the machine, the scheduler places them.
-        {"TASK_RUNNER": "celery", "REDIS_URL": "redis://127.0.0.1:6379/0"},
-    ],
-)
-def test_otherwise_the_web_process_is_left_to_the_scheduler(env: dict[str, str]) -> None:
-    seen = _probe("import config.asgi", **env)
     assert seen["main"] == seen["before"] == seen["after"] == ALLOWED
 
 
+def _web(**env: str) -> dict[str, str]:
+    return embedded_env(DJANGO_SETTINGS_MODULE="config.settings", **env)
+
+
+def test_the_embedded_web_process_pins_itself_once_it_serves() -> None:
+    with daphne_serving(env=_web()) as pid:
+        threads = thread_cpus(pid)
+    assert len(threads) > 1  # Daphne's, the embedded beat's, Django's
+    [cpu] = threads[0]
+    assert cpu in ALLOWED
+    assert all(cpus == [cpu] for cpus in threads)
+
+
+# Production: processes share the machine, the scheduler places them.
+PRODUCTION = {"TASK_RUNNER": "celery", "REDIS_URL": "redis://127.0.0.1:6379/0"}
+
+
+@pytest.mark.parametrize("env", [{"PIN_CPU": "off"}, PRODUCTION])
+def test_otherwise_the_web_process_is_left_to_the_scheduler(env: dict[str, str]) -> None:
+    with daphne_serving(env=_web(**env)) as pid:
+        threads = thread_cpus(pid)
+    assert threads and all(cpus == ALLOWED for cpus in threads)
+
+
 def test_a_production_process_keeps_to_the_cpu_it_is_given() -> None:
-    env = {"TASK_RUNNER": "celery", "REDIS_URL": "redis://127.0.0.1:6379/0"}
-    seen = _probe("import config.asgi", PIN_CPU=str(ALLOWED[-1]), **env)
-    assert seen["main"] == seen["before"] == seen["after"] == [ALLOWED[-1]]
+    with daphne_serving(env=_web(PIN_CPU=str(ALLOWED[-1]), **PRODUCTION)) as pid:
+        threads = thread_cpus(pid)
+    assert threads and all(cpus == [ALLOWED[-1]] for cpus in threads)
     # A task worker, when it starts.
-    assert _probe(WORKER_START, PIN_CPU=str(ALLOWED[0]), **env)["main"] == [ALLOWED[0]]
-    assert _probe(WORKER_START, **env)["main"] == ALLOWED
+    assert _probe(WORKER_START, PIN_CPU=str(ALLOWED[0]), **PRODUCTION)["main"] == [ALLOWED[0]]
+    assert _probe(WORKER_START, **PRODUCTION)["main"] == ALLOWED
 
 
 @pytest.mark.parametrize(
@@ -94,12 +121,7 @@ def test_a_production_process_keeps_to_the_cpu_it_is_given() -> None:
     ],
 )
 def test_a_cpu_it_cannot_have_stops_start_up_with_a_clear_error(value: str, message: str) -> None:
-    error = python_error(
-        "-c",
-        "import config.asgi",
-        env=embedded_env(DJANGO_SETTINGS_MODULE="config.settings", PIN_CPU=value),
-    )
-    assert message in error
+    assert message in daphne_error(env=_web(PIN_CPU=value))
 
 
 def _forbidden(*args: object) -> None:

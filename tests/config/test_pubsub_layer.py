@@ -26,6 +26,9 @@ NAME = f"office-layer-test-{uuid.uuid4().hex[:8]}"
 def _layer(url: str | None = None, **config: Any) -> RedisPubSubLayer:
     # Named, so that a test cuts its own layers' connections and no one else's.
     host = {"address": url or settings.REDIS_URL, "socket_timeout": None, "client_name": NAME}
+    # Named as the configured layer is (tests/conftest.py: apart from other test workers').
+    layers: dict[str, dict[str, Any]] = settings.CHANNEL_LAYERS
+    config.setdefault("prefix", layers["default"].get("CONFIG", {}).get("prefix", "asgi"))
     return RedisPubSubLayer(hosts=[host], **config)
 
 

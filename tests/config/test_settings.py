@@ -95,6 +95,7 @@ def test_production_variables_select_postgres_redis_celery_and_openai() -> None:
     ]
 
 
+@pytest.mark.slow(20)
 def test_the_database_urls_options_are_kept_beside_the_pool() -> None:
     """sslmode and the like in DATABASE_URL's query reach the connection, pool or not."""
     code = (
@@ -169,6 +170,7 @@ def test_check_deploy_reports_nothing_above_info() -> None:
     assert "WARNING" not in result.stderr and "ERROR" not in result.stderr
 
 
+@pytest.mark.slow(20)
 def test_an_embedded_install_makes_its_own_secret_key_once(tmp_path: Path) -> None:
     code = "import django; django.setup(); from django.conf import settings as s; "
     code += "print(s.SECRET_KEY)"
@@ -193,6 +195,7 @@ def test_a_damaged_key_file_stops_start_up_with_a_clear_line(tmp_path: Path) -> 
     assert "holds no usable secret key" in result.stderr
 
 
+@pytest.mark.slow(20)
 def test_debug_is_off_unless_asked_for_in_the_embedded_default() -> None:
     code = "import django; django.setup(); from django.conf import settings as s; print(s.DEBUG)"
     assert _run(code).stdout.strip() == "False"
@@ -211,6 +214,7 @@ def _database_options(**env: str) -> dict[str, object]:
     return dict(json.loads(result.stdout))
 
 
+@pytest.mark.slow(20)
 def test_postgres_binds_on_the_server_and_prepares_repeated_statements_unless_told_not_to() -> None:
     assert _database_options(**PRODUCTION) == {"server_side_binding": True, "prepare_threshold": 2}
     assert _database_options(**PRODUCTION, DATABASE_POOL="0")["server_side_binding"] is True

@@ -1,8 +1,11 @@
 from pathlib import Path
 
+import pytest
+
 from tests.fresh import embedded_env, run_python
 
 
+@pytest.mark.slow(30)
 def test_the_embedded_database_takes_concurrent_writers_without_locking_errors(
     tmp_path: Path,
 ) -> None:

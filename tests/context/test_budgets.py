@@ -5,6 +5,7 @@ over many generated prompts."""
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from django.conf import settings
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
@@ -93,6 +94,7 @@ def prompts(draw: st.DrawFn) -> ContextInputs:
     )
 
 
+@pytest.mark.slow(30)
 @hypothesis_settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prompts())
 def test_every_section_keeps_its_cap_and_the_prompt_its_envelope(inputs: ContextInputs) -> None:

@@ -10,6 +10,7 @@ from tests.factories import add_finished_missions, dm_channel, make_office
 from tests.fresh import embedded_env, run_python
 
 
+@pytest.mark.slow(20)
 def test_recall_finds_new_missions_on_a_freshly_migrated_sqlite_database(tmp_path: Path) -> None:
     """Whatever database the suite runs on, the embedded default's index is checked."""
     output = run_python(

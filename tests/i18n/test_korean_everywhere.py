@@ -306,6 +306,7 @@ def _every_screen(language: str) -> tuple[Office, list[tuple[str, str]]]:
     return office, screens
 
 
+@pytest.mark.slow(30)
 def test_with_korean_chosen_no_page_or_admin_screen_shows_english() -> None:
     office, screens = _every_screen("ko")
     data = _user_data(office)
@@ -327,6 +328,7 @@ def test_with_korean_chosen_no_page_or_admin_screen_shows_english() -> None:
     assert "블록으로 다시 접기를 예약했습니다." in shown["rollingsummary refold"]
 
 
+@pytest.mark.slow(30)
 def test_in_english_the_same_screens_hold_no_korean_but_the_name_of_the_language() -> None:
     office, screens = _every_screen("en")
     assert not re.search("[가-힣]", " ".join(_user_data(office)))

@@ -25,6 +25,7 @@ KO_NOTICE = (
 )
 
 
+@pytest.mark.slow(30)
 def test_wordings_written_before_become_kinds_and_parameters() -> None:
     office = make_office()
     master = office.channels.get(kind=ChannelKind.MASTER)

@@ -25,6 +25,7 @@ from tests.reliability.test_workers import Proc, _env, _free_port, _wait, deploy
 from tests.ws import session_cookie
 
 
+@pytest.mark.slow(45)
 def test_sockets_closing_during_a_broadcast_log_no_error(
     fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:

@@ -83,6 +83,7 @@ def test_40_wrong_passwords_at_once_have_at_most_the_limit_checked(
         assert ThrottleHit.objects.filter(scope="login-account").count() <= 10
 
 
+@pytest.mark.slow(60)
 def test_guesses_over_60_accounts_from_one_address_lock_out_no_known_device(
     limits: Any, hashed: list[str]
 ) -> None:
@@ -107,6 +108,7 @@ def test_guesses_over_60_accounts_from_one_address_lock_out_no_known_device(
     assert _login(Client(REMOTE_ADDR=office_address), "other", "right-password-7") == 429
 
 
+@pytest.mark.slow(30)
 def test_an_account_under_attack_still_lets_its_owner_in_from_a_known_device(
     limits: Any, hashed: list[str]
 ) -> None:

@@ -199,6 +199,7 @@ def _redis(port: int) -> Proc:
 @pytest.mark.postgres
 @pytest.mark.redis
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+@pytest.mark.slow(60)
 def test_with_redis_down_the_api_the_socket_and_the_page_take_instructions_answered_later(
     fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:

@@ -76,6 +76,7 @@ def _seed(env: dict[str, str]) -> None:
         )
 
 
+@pytest.mark.slow(30)
 def test_a_reply_outlives_its_socket_and_shutdown_kills_no_handler(
     fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
@@ -156,6 +157,7 @@ def _mission_row(tmp_path: Path) -> tuple[str, int, int]:
     return str(status), int(attempts), int(replies)
 
 
+@pytest.mark.slow(45)
 def test_sigterm_hands_the_running_reply_back_and_a_restart_answers_it_once(
     fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:

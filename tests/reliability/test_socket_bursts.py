@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 import redis as redis_sync
 import websockets
-from channels.layers import get_channel_layer
 
-from config.channel_layer import RedisPubSubLayer
 from realtime.events import group_name
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI
+from tests.fresh import run_python
 from tests.reliability.test_redis_outage import _redis
 from tests.reliability.test_workers import Proc, _env, _free_port, _wait, deployed_daphne
 from tests.ws import session_cookie
@@ -76,6 +75,20 @@ async def _burst(url: str, headers: dict[str, str]) -> list[Any]:
     return opened
 
 
+def _served_group_channel(env: dict[str, str], group: str) -> str:
+    code = (
+        "import django; django.setup()\n"
+        "from channels.layers import get_channel_layer\n"
+        "from config.channel_layer import RedisPubSubLayer\n"
+        "layer = get_channel_layer()\n"
+        "assert isinstance(layer, RedisPubSubLayer)\n"
+        f"print(layer.group_channel({group!r}))\n"
+    )
+    output = run_python("-c", code, env={"DJANGO_SETTINGS_MODULE": "config.settings", **env})
+    return output.strip().splitlines()[-1]
+
+
+@pytest.mark.slow(45)
 def test_200_sockets_at_once_are_all_accepted_and_leave_no_stale_member(
     fake_openai: FakeOpenAI,
 ) -> None:
@@ -100,10 +113,9 @@ def test_200_sockets_at_once_are_all_accepted_and_leave_no_stale_member(
         url = f"ws://127.0.0.1:{web_port}/ws/channels/{channel.pk}/"
         headers = {"Cookie": session_cookie(user), "Origin": base}
         members = redis_sync.Redis(port=redis_port)
-        # The Redis channel Daphne's layer (configured as here) subscribes to for the group.
-        layer = get_channel_layer()
-        assert isinstance(layer, RedisPubSubLayer)
-        group_key = layer.group_channel(group_name(channel.pk))
+        # The Redis channel Daphne's layer subscribes to for the group, as its settings name
+        # it (this test process names its own apart: tests/conftest.py).
+        group_key = _served_group_channel(env, group_name(channel.pk))
         for round_ in range(3):
             opened = asyncio.run(_burst(url, headers))
             failures = [repr(s) for s in opened if isinstance(s, Exception)]

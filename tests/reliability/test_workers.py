@@ -32,7 +32,15 @@ from summaries.services import summary_sweep_lagging
 from tests.factories import add_finished_missions, dm_channel, make_office, make_user
 from tests.fake_openai import FAKE_API_KEY, FakeOpenAI, Reply, served_at_once
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres, pytest.mark.redis]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    # Its workers take tasks from the queues of REDIS_URL, under the names every test
+    # worker's settings give them: under pytest-xdist these tests run one after another.
+    pytest.mark.xdist_group("task-queues-of-redis-url"),
+    pytest.mark.slow(45),
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -180,12 +188,23 @@ class Workers:
             proc.stop()
 
 
-@pytest.fixture
-def celery_mode(settings: Any) -> Iterator[None]:
+def _drop_queued_tasks() -> None:
+    """Empty the task queues and the broker's unacknowledged-task bookkeeping of REDIS_URL;
+    not the whole database: tests on other xdist workers keep their keys there."""
     import redis
 
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    prefix = str(settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("global_keyprefix", ""))
+    names = [*(queue.name for queue in settings.CELERY_TASK_QUEUES), "unacked"]
+    stale = [key for name in names for key in client.scan_iter(match=f"{prefix}{name}*")]
+    if stale:
+        client.delete(*stale)
+
+
+@pytest.fixture
+def celery_mode(settings: Any) -> Iterator[None]:
     settings.TASK_RUNNER = "celery"
-    redis.Redis.from_url(settings.REDIS_URL).flushdb()  # no stale tasks from earlier runs
+    _drop_queued_tasks()  # no stale tasks from earlier runs
     yield
 
 
@@ -283,9 +302,7 @@ def test_the_sweeper_requeues_a_mission_whose_worker_never_came_back(
     Mission.objects.filter(pk=accepted.mission.pk).update(
         status=MissionStatus.RUNNING, run_token="lost", attempts=1, started_at=timezone_now()
     )
-    import redis
-
-    redis.Redis.from_url(settings.REDIS_URL).flushdb()
+    _drop_queued_tasks()
     workers = Workers(env)
     try:
         started = Mission.objects.get(pk=accepted.mission.pk).started_at or timezone_now()

@@ -170,6 +170,7 @@ def test_facts_of_missions_2_to_9_survive_sixty_missions(
         ("ko", "출시 마감일은 3월 14일이에요.", "3월 14일"),
     ],
 )
+@pytest.mark.slow(25)
 def test_a_deadline_from_mission_3_is_in_a_section_after_120_missions_in_the_master_channel(
     language: str, deadline: str, value: str, settings: Any
 ) -> None:

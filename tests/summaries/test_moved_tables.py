@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 BEFORE = [("memory", "0002_fulltext"), ("summaries", None)]
 
 
+@pytest.mark.slow(20)
 def test_summaries_written_before_the_move_are_there_after_it() -> None:
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)
