@@ -13,21 +13,13 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
-from config.prepared import prepared
 from office.models import Channel, Employee, Office, Profile
-
-# A login's stored session while it lasts: read for every instruction a socket takes.
-_LIVE_SESSION = prepared(
-    lambda *, key, now: Session.objects.filter(session_key=key, expire_date__gt=now).values_list(
-        "session_data", flat=True
-    )[:1]
-)
 
 
 def login_user_id(*, session: SessionBase) -> str | None:
     """The user a login session (Django's, not a chat session) belongs to as it is stored
     now: None once it was deleted (logged out), expired or rotated away. With the
-    database session engine, one compiled query; other engines load as Django does."""
+    database session engine, one query; other engines load as Django does."""
     stored = _stored_login(session=session)
     return None if stored is None else stored[0]
 
@@ -36,21 +28,16 @@ def login_holds(*, session: SessionBase, user_id: int) -> bool:
     """Whether the login still holds for `user_id` as Django's own request check would
     see it: the stored session names the user, the user is active, and the session was
     made with the password the user has now (its auth hash; Django's log-in and
-    password-change views keep it current). Two compiled queries."""
+    password-change views keep it current). Two queries."""
     stored = _stored_login(session=session)
     if stored is None or stored[0] != str(user_id) or not stored[1]:
         return False
-    password = _ACTIVE_PASSWORD.first(user_id=user_id)
+    password = (
+        User.objects.filter(pk=user_id, is_active=True).values_list("password", flat=True).first()
+    )
     if password is None:
         return False
     return _hash_matches(password, stored[1])
-
-
-_ACTIVE_PASSWORD = prepared(
-    lambda *, user_id: User.objects.filter(pk=user_id, is_active=True).values_list(
-        "password", flat=True
-    )[:1]
-)
 
 
 # Django's own salt for the session auth hash (AbstractBaseUser.get_session_auth_hash).
@@ -73,7 +60,12 @@ def _stored_login(*, session: SessionBase) -> tuple[str, str | None] | None:
     if not key:
         return None
     if isinstance(session, DatabaseSessionStore) and session.get_model_class() is Session:
-        data = _LIVE_SESSION.first(key=key, now=timezone.now())
+        # A login's stored session while it lasts: read for every instruction a socket takes.
+        data = (
+            Session.objects.filter(session_key=key, expire_date__gt=timezone.now())
+            .values_list("session_data", flat=True)
+            .first()
+        )
         return None if data is None else _stored_user(session, data)
     return _auth_user(session.__class__(session_key=key).load())
 

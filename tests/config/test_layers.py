@@ -19,7 +19,7 @@ PACKAGES = ("config", *APPS, *LEAVES)
 EDGE_MODULES = {"views", "api", "admin", "consumers", "routing", "urls", "forms", "tasks"}
 EDGE_CONFIG = {"config.asgi", "config.urls", "config.api", "config.health"}
 # Infrastructure every layer may use; it imports no domain app itself.
-INFRASTRUCTURE = {"config.celery", "config.settings", "config.env", "config.prepared"}
+INFRASTRUCTURE = {"config.celery", "config.settings", "config.env"}
 WRITES = {
     "create",
     "bulk_create",

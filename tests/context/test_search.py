@@ -5,18 +5,19 @@ the score. In English and Korean (particles and word forms do not matter)."""
 
 import pytest
 from django.db import connection
-from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 
 from context import loading, search
 from context.loading import recall_candidates
 from context.models import Passage
-from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
+from context.search import rank_memory_items, rank_passages
+from language.analysis import query_terms
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
 from memory.selectors import memory_in_scope, memory_rankable
 from memory.services import memory_item_create, memory_target
 from sessions.models import ChatSession
 from sessions.services import session_get_or_open_current, session_start_new
+from summaries.schemas import SummaryState
 from tests.factories import add_finished_missions, dm_channel, make_office
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -179,9 +180,11 @@ def test_another_channels_newer_matches_do_not_crowd_a_channels_own(lang: str) -
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("history", [False, True])
-def test_the_compiled_recall_candidates_rank_what_the_queryset_ranks(
+def test_the_loaders_recall_ranks_what_the_candidates_queryset_ranks(
     lang: str, history: bool
 ) -> None:
+    # context_load's recall (loading._recall_load) ranks the candidates the detail window
+    # leaves it, and brings the hits back first, in their order (neighbours after them).
     words = WORDS[lang]
     earlier = _history([words["rare"], words["common"], words["neutral"]])
     # A new session of the same channel: its own missions and the last one's.
@@ -200,30 +203,26 @@ def test_the_compiled_recall_candidates_rank_what_the_queryset_ranks(
         )
         if history:
             queryset = queryset.exclude(session_id=session.pk)
-        bound = loading._RECALL(
-            history,
-            channel_id=session.channel_id,
-            session_id=session.pk,
-            window_start=window_start,
-        )
-        assert bound == candidate_fragments(queryset)
         for question in (words["ask_rare_common"], words["ask_common_other"]):
-            through: dict[str, QuerySet[Passage] | Candidates] = {
-                "queryset": queryset,
-                "compiled": Candidates.of(bound),
-            }
-            ranked = {
-                name: rank_passages(
-                    candidates=candidates, text=question, limit=50, channel_id=session.channel_id
-                )
-                for name, candidates in through.items()
-            }
-            assert ranked["compiled"] == ranked["queryset"]
-            assert ranked["compiled"]  # the question finds something
+            ranked = rank_passages(
+                candidates=queryset, text=question, limit=50, channel_id=session.channel_id
+            )
+            assert ranked  # the question finds something
+            pinned, recalled = loading._recall_load(
+                instruction=question,
+                terms=query_terms(question),
+                state=SummaryState(),
+                session=session,
+                channel=session.channel,
+                history=history,
+                recall_start=window_start,
+            )
+            assert pinned == []
+            assert [p.id for p in recalled][: len(ranked)] == ranked
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_the_compiled_memory_candidates_rank_what_the_queryset_ranks(lang: str) -> None:
+def test_the_loaders_memory_ranks_what_the_candidates_queryset_ranks(lang: str) -> None:
     office = make_office()
     channel = dm_channel(office)
     employee = channel.employee
@@ -250,12 +249,15 @@ def test_the_compiled_memory_candidates_rank_what_the_queryset_ranks(lang: str) 
     queryset = memory_rankable(
         memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     )
-    bound = loading._RANKABLE_MEMORY(
-        office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
-    )
-    assert bound == candidate_fragments(queryset)
     question = words["ask_rare_common"]
-    ranked = rank_memory_items(candidates=Candidates.of(bound), text=question, limit=10)
-    assert ranked == rank_memory_items(candidates=queryset, text=question, limit=10)
+    ranked = rank_memory_items(candidates=queryset, text=question, limit=10)
+    _, loaded = loading._memory_load(
+        office=office,
+        employee=employee,
+        channel=channel,
+        instruction=question,
+        terms=query_terms(question),
+    )
+    assert [item.pk for item in loaded] == ranked
     # Every item in scope that shares a word; the other channel's is not this mission's.
     assert sorted(ranked) == sorted(item.pk for item in items[:3])
