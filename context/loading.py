@@ -10,10 +10,11 @@ from typing import Any
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
+from config.prepared import PreparedSql, prepared
 from context.budget import HISTORY_MIN_CHARS, PromptBudget, channel_budget
 from context.detail import window_shares
 from context.models import Passage
-from context.search import rank_memory_items, rank_passages
+from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
 from context.superseded import Superseded, recorded, recorded_refs
 from context.window import window_missions
 from language.analysis import asked_values, query_terms
@@ -41,6 +42,7 @@ WHOLE_MISSION_PASSAGES = 8
 MEMORY_CANDIDATES = 40
 # How much of a pending mission is loaded for its digest line (the newest gets more).
 PENDING_HEAD_CHARS = 400
+SIZE_STEP = 32
 # A mission the person names by the number they see: "#2", "#1a" (a synthesis), also
 # with a Korean particle written on ("#2에서").
 _MISSION_REF = re.compile(r"(?<![\w#])#(\d{1,6}[a-z]{0,2})(?![0-9A-Za-z_])")
@@ -152,16 +154,8 @@ class ContextInputs:
     summary_labels: Labels = field(default_factory=dict)
 
 
-def _pending_digests(
-    *, session_id: int, after_seq: int, before_seq: int | None = None
-) -> list[PendingMission]:
-    """The session's finished missions shown as pending: after the watermark and, unless
-    a carry-over is being folded (then the previous session's whole tail: no
-    `before_seq`), before the window."""
-    missions = Mission.objects.filter(session_id=session_id, status__in=ANSWERED, seq__gt=after_seq)
-    if before_seq is not None:
-        missions = missions.filter(seq__lt=before_seq)
-    rows = missions.order_by("seq").values(
+def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
+    return missions.order_by("seq").values(
         "id",
         "seq",
         "label",
@@ -169,41 +163,41 @@ def _pending_digests(
         head=Substr("instruction", 1, PENDING_HEAD_CHARS),
         tail=Substr("reply", 1, PENDING_HEAD_CHARS),
     )
-    return [
-        PendingMission(
-            id=row["id"],
-            seq=row["seq"],
-            label=row["label"],
-            at=row["at"],
-            instruction=row["head"],
-            reply=row["tail"],
-        )
-        for row in rows
-    ]
 
 
-def _older_lengths(*, session_id: int, before_seq: int, rows: int) -> list[int]:
-    """The sizes (chars) of the session's `rows` newest finished missions before the
-    window, newest first."""
-    return [
-        chars or 0
-        for chars in Mission.objects.filter(
-            session_id=session_id, status__in=ANSWERED, seq__lt=before_seq
-        )
-        .order_by("-seq")
-        .annotate(chars=Length("instruction") + Length("reply"))
-        .values_list("chars", flat=True)[:rows]
-    ]
-
-
-def _history(*, session_id: int, before_seq: int) -> list[Mission]:
-    """This session's finished missions before the window, oldest first (when all of
-    them fit)."""
-    return list(
-        Mission.objects.filter(
-            session_id=session_id, status__in=ANSWERED, seq__lt=before_seq
-        ).order_by("seq")
+# A finished mission of the session shown as pending: after the watermark and, unless a
+# carry-over is being folded (then the previous session's whole tail), before the window.
+_PENDING = prepared(
+    lambda *, session_id, after_seq: _pending_digests(
+        Mission.objects.filter(session_id=session_id, status__in=ANSWERED, seq__gt=after_seq)
     )
+)
+_PENDING_BEFORE = prepared(
+    lambda *, session_id, after_seq, before_seq: _pending_digests(
+        Mission.objects.filter(
+            session_id=session_id,
+            status__in=ANSWERED,
+            seq__gt=after_seq,
+            seq__lt=before_seq,
+        )
+    )
+)
+# The sizes of the session's newest finished missions before the window, newest first.
+_OLDER_LENGTHS = prepared(
+    lambda rows, *, session_id, before_seq: (
+        Mission.objects.filter(session_id=session_id, status__in=ANSWERED, seq__lt=before_seq)
+        .order_by("-seq")
+        .values(chars=Length("instruction") + Length("reply"))[:rows]
+    )
+)
+_STANDING = prepared(
+    lambda *, office_id, employee_id, channel_id: memory_standing(
+        memory_in_scope(office_id=office_id, employee_id=employee_id, channel_id=channel_id)
+    )[:MEMORY_CANDIDATES]
+)
+_ACTIVE_EMPLOYEES = prepared(
+    lambda *, office_id: Employee.objects.filter(office_id=office_id, is_active=True)
+)
 
 
 def recall_candidates(*, channel_id: int, session_id: int, window_start: int) -> QuerySet[Passage]:
@@ -224,6 +218,24 @@ def _recall_passages(
         channel_id=channel_id, session_id=session_id, window_start=window_start
     )
     return passages.exclude(session_id=session_id) if history else passages
+
+
+# Every mission ranks its channel's passages and its memory items: with
+# settings.COMPILED_QUERIES the candidates' SQL is compiled once (per connection), only
+# their values are bound.
+_RECALL = PreparedSql(_recall_passages, candidate_fragments)
+_RANKABLE_MEMORY = PreparedSql(
+    lambda *, office_id, employee_id, channel_id: memory_rankable(
+        memory_in_scope(office_id=office_id, employee_id=employee_id, channel_id=channel_id)
+    ),
+    candidate_fragments,
+)
+# This session's finished missions before the window, oldest first (when all of them fit).
+_HISTORY = prepared(
+    lambda *, session_id, before_seq: Mission.objects.filter(
+        session_id=session_id, status__in=ANSWERED, seq__lt=before_seq
+    ).order_by("seq")
+)
 
 
 def _passage_rows(passages: QuerySet[Passage]) -> list[RecalledPassage]:
@@ -428,31 +440,43 @@ def _older_missions(
     # Seqs start at 1: while the window starts there, nothing of this session is older
     # than it (no history to size, nothing pending).
     all_in_window = window_start <= 1
+    # Read in steps of SIZE_STEP rows, so that few statements serve every `most`.
     lengths = (
         []
         if all_in_window
-        else _older_lengths(session_id=session.pk, before_seq=window_start, rows=most)
+        else _OLDER_LENGTHS(
+            -(-most // SIZE_STEP) * SIZE_STEP, session_id=session.pk, before_seq=window_start
+        )[:most]
     )
-    count, chars = len(lengths), sum(lengths)
+    count, chars = len(lengths), sum(row["chars"] or 0 for row in lengths)
     history_chars: int | None = None
     if count < most:
         history_chars = chars + sum(len(m.instruction) + len(m.reply) for m in recent)
     fits = 0 < count < most and chars + HISTORY_MIN_CHARS * count <= room
     if fits and shown.carried_from_number is None:
-        history = _history(session_id=session.pk, before_seq=window_start)
+        history = _HISTORY(session_id=session.pk, before_seq=window_start)
         return _Older(history=history, pending=[], history_chars=history_chars, count=count)
     if shown.carried_from_number is not None:
-        pending = _pending_digests(
-            session_id=shown.pending_session_id, after_seq=shown.pending_after_seq
-        )
+        rows = _PENDING(session_id=shown.pending_session_id, after_seq=shown.pending_after_seq)
     elif all_in_window:
-        pending = []
+        rows = []
     else:
-        pending = _pending_digests(
+        rows = _PENDING_BEFORE(
             session_id=shown.pending_session_id,
             after_seq=shown.pending_after_seq,
             before_seq=window_start,
         )
+    pending = [
+        PendingMission(
+            id=row["id"],
+            seq=row["seq"],
+            label=row["label"],
+            at=row["at"],
+            instruction=row["head"],
+            reply=row["tail"],
+        )
+        for row in rows
+    ]
     return _Older(history=[], pending=pending, history_chars=history_chars, count=count)
 
 
@@ -498,8 +522,11 @@ def _recall_load(
                 text=instruction,
                 limit=EVIDENCE_PASSAGES,
             )
+        recall = _RECALL(
+            history, channel_id=channel.pk, session_id=session.pk, window_start=recall_start
+        )
         ranked_ids = rank_passages(
-            candidates=candidates(),
+            candidates=Candidates.of(recall),
             text=instruction,
             limit=RECALL_PASSAGES,
             channel_id=channel.pk,
@@ -517,14 +544,17 @@ def _memory_load(
     *, office: Office, employee: Employee, channel: Channel, instruction: str, terms: list[str]
 ) -> tuple[list[MemoryItem], list[MemoryItem]]:
     """Long-term memory in the mission's scope, as (standing, ranked for the instruction)."""
-    in_scope = memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
-    pinned = list(memory_standing(in_scope)[:MEMORY_CANDIDATES])
+    pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     if not terms:
         # Nothing to rank by (an empty or stop-word instruction): the freshest items.
+        in_scope = memory_in_scope(
+            office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
+        )
         fresh = memory_rankable(in_scope).order_by("-updated_at", "-id")[:MEMORY_CANDIDATES]
         return pinned, list(fresh)
+    rankable = _RANKABLE_MEMORY(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     ids = rank_memory_items(
-        candidates=memory_rankable(in_scope), text=instruction, limit=MEMORY_CANDIDATES
+        candidates=Candidates.of(rankable), text=instruction, limit=MEMORY_CANDIDATES
     )
     if not ids:
         return pinned, []
@@ -576,8 +606,7 @@ def context_load(
     pinned, ranked = _memory_load(
         office=office, employee=employee, channel=channel, instruction=instruction, terms=terms
     )
-    active = Employee.objects.filter(office_id=office.pk, is_active=True)
-    colleagues = [e for e in active if e.pk != employee.pk]
+    colleagues = [e for e in _ACTIVE_EMPLOYEES(office_id=office.pk) if e.pk != employee.pk]
     summary_text, refs = _summary_for_prompt(view, whole_history=bool(older.history))
     return ContextInputs(
         office=office,

@@ -3,12 +3,22 @@ should index the session's unindexed missions for recall now."""
 
 from dataclasses import dataclass
 
+from config.prepared import prepared
 from context.budget import PromptBudget, prompt_budget
 from sessions.models import ChatSession
 
 # A session's finished missions are indexed for recall this many at a time (see
 # `Progress.index_due`): one task and one write a batch, not one a mission.
 INDEX_BATCH = 4
+
+_PROGRESS = prepared(
+    lambda *, session_id: ChatSession.objects.filter(pk=session_id).values_list(
+        "mission_count",
+        "summary__folded_through_seq",
+        "channel__kind",
+        "channel__detail_budget_chars",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -36,19 +46,10 @@ class Progress:
 
 def session_progress(*, session_id: int) -> Progress | None:
     """The session's progress (None: the session is gone)."""
-    row = (
-        ChatSession.objects.filter(pk=session_id)
-        .values_list(
-            "mission_count",
-            "summary__folded_through_seq",
-            "channel__kind",
-            "channel__detail_budget_chars",
-        )
-        .first()
-    )
-    if row is None:
+    rows = _PROGRESS(session_id=session_id)
+    if not rows:
         return None
-    count, folded, kind, detail = row
+    [(count, folded, kind, detail)] = rows
     return Progress(
         mission_count=count,
         folded_through=folded or 0,

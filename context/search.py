@@ -21,6 +21,7 @@ from typing import Any
 from django.db import connection, connections
 from django.db.models import QuerySet
 
+from config.prepared import Fragments
 from context.models import Passage
 from language.analysis import query_terms
 from memory.models import MemoryItem
@@ -31,6 +32,30 @@ from memory.models import MemoryItem
 # too many to tell them apart, and scoring every one of its matches made ranking cost grow
 # with the history. Every term still weighs in the score of what the pool holds.
 TERM_MATCHES = 64
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Candidate rows as SQL on their own table, for a ranking statement: their conditions
+    (`where`) and an id subquery (`ids`), each with its parameters. Made by
+    `candidate_fragments`, for the fixed-shape candidates of every mission through
+    `config.prepared.PreparedSql` (compiled once with settings.COMPILED_QUERIES)."""
+
+    where: str
+    where_params: list[Any]
+    ids: str
+    ids_params: list[Any]
+
+    @classmethod
+    def of(cls, fragments: Fragments) -> "Candidates":
+        (where, where_params), (ids, ids_params) = fragments
+        return cls(where, where_params, ids, ids_params)
+
+
+def candidate_fragments(candidates: QuerySet[Any]) -> Fragments:
+    """The candidates' conditions and their id subquery as SQL: what `Candidates` holds."""
+    table = candidates.model._meta.db_table
+    return [_where(candidates, table), _ids(candidates)]
 
 
 def _ids(candidates: QuerySet[Any]) -> tuple[str, list[Any]]:
@@ -268,7 +293,7 @@ def _planned_for_values() -> Iterator[None]:
 
 
 def _rank(
-    candidates: QuerySet[Any],
+    candidates: QuerySet[Any] | Candidates,
     table: str,
     fts: str,
     text: str,
@@ -284,11 +309,14 @@ def _rank(
     if not terms:
         return []
 
+    def where() -> tuple[str, list[Any]]:
+        if isinstance(candidates, Candidates):
+            return candidates.where, candidates.where_params
+        return _where(candidates, table)
+
     if connection.vendor == "postgresql" and channel_id is not None:
         stats = _cached_stats(channel_id)
-        sql, params = _postgres_channel_rank(
-            table, *_where(candidates, table), terms, limit, channel_id, stats
-        )
+        sql, params = _postgres_channel_rank(table, *where(), terms, limit, channel_id, stats)
         with connection.cursor() as cursor, _planned_for_values():
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -299,13 +327,15 @@ def _rank(
             )
         return [row[0] for row in rows if row[0] is not None]
     if connection.vendor == "postgresql":
-        sql, params = _postgres_rank(table, *_where(candidates, table), terms, limit)
+        sql, params = _postgres_rank(table, *where(), terms, limit)
     elif channel_id is not None:
-        sql, params = _sqlite_channel_rank(
-            table, fts, *_where(candidates, table), terms, limit, channel_id
-        )
+        sql, params = _sqlite_channel_rank(table, fts, *where(), terms, limit, channel_id)
     else:
-        inner, inner_params = _ids(candidates)
+        inner, inner_params = (
+            (candidates.ids, candidates.ids_params)
+            if isinstance(candidates, Candidates)
+            else _ids(candidates)
+        )
         sql, params = _sqlite_rank(inner, inner_params, fts, terms, limit)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -314,7 +344,7 @@ def _rank(
 
 def rank_passages(
     *,
-    candidates: QuerySet[Passage],
+    candidates: QuerySet[Passage] | Candidates,
     text: str,
     limit: int,
     channel_id: int | None = None,
@@ -327,7 +357,9 @@ def rank_passages(
     return _rank(candidates, "context_passage", "context_passage_fts", text, limit, channel_id)
 
 
-def rank_memory_items(*, candidates: QuerySet[MemoryItem], text: str, limit: int) -> list[int]:
+def rank_memory_items(
+    *, candidates: QuerySet[MemoryItem] | Candidates, text: str, limit: int
+) -> list[int]:
     """Ids of the candidate memory items most relevant to the text, best first."""
     return _rank(candidates, "memory_memoryitem", "memory_memoryitem_fts", text, limit)
 

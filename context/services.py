@@ -2,6 +2,7 @@
 
 from django.db import transaction
 
+from config.prepared import prepared
 from context.models import Passage
 from context.passages import mission_text, split_passages
 from context.search import channel_stats_grew
@@ -30,10 +31,13 @@ def _passages(mission: Mission) -> list[Passage]:
     ]
 
 
+_DONE = prepared(lambda *, mission_id: Mission.objects.filter(pk=mission_id, status__in=ANSWERED))
+
+
 def passages_index(*, mission_id: int) -> int:
     """(Re)index a finished mission's passages; returns how many. A mission that is not
     finished (or no longer exists) has none."""
-    mission = Mission.objects.filter(pk=mission_id, status__in=ANSWERED).first()
+    mission = _DONE.first(mission_id=mission_id)
     with transaction.atomic():
         Passage.objects.filter(mission_id=mission_id).delete()
         if mission is None:
@@ -43,6 +47,13 @@ def passages_index(*, mission_id: int) -> int:
     return written
 
 
+_UNINDEXED = prepared(
+    lambda size, *, session_id: Mission.objects.filter(
+        session_id=session_id, status__in=ANSWERED, passages__isnull=True
+    ).order_by("seq")[:size]
+)
+
+
 def passages_index_session(*, session_id: int) -> int:
     """Index the session's finished missions that have no passages yet; returns how
     many missions. The text is analysed before the write begins (Korean takes a few ms a
@@ -50,11 +61,7 @@ def passages_index_session(*, session_id: int) -> int:
     passage once."""
     indexed = 0
     while True:
-        missions = list(
-            Mission.objects.filter(
-                session_id=session_id, status__in=ANSWERED, passages__isnull=True
-            ).order_by("seq")[:SWEEP_LIMIT]
-        )
+        missions = _UNINDEXED(SWEEP_LIMIT, session_id=session_id)
         if not missions:
             return indexed
         rows = [passage for mission in missions for passage in _passages(mission)]

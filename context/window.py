@@ -4,16 +4,19 @@ This module is the one definition of which missions have left the window."""
 
 from django.conf import settings
 
+from config.prepared import prepared
 from missions.models import ANSWERED, Mission, MissionStatus
+
+_WINDOW = prepared(
+    lambda size, *, session_id, before_seq: Mission.objects.filter(
+        session_id=session_id, status__in=ANSWERED, seq__lt=before_seq
+    ).order_by("-seq")[:size]
+)
 
 
 def window_missions(*, session_id: int, before_seq: int) -> list[Mission]:
     """The finished missions in the detail window of mission `before_seq`, newest first."""
-    return list(
-        Mission.objects.filter(
-            session_id=session_id, status__in=ANSWERED, seq__lt=before_seq
-        ).order_by("-seq")[: settings.DETAIL_MISSIONS]
-    )
+    return _WINDOW(settings.DETAIL_MISSIONS, session_id=session_id, before_seq=before_seq)
 
 
 def window_left_through(*, session_id: int) -> int:

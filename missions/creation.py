@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
+from config.prepared import prepared
 from missions.labels import synthesis_label
 from missions.models import InstructionAuthor, Message, MessageKind, Mission, MissionSource
 from missions.queueing import mission_queue_run
@@ -52,6 +53,13 @@ def mission_create(
         payload=payload,
     )
     return opened.mission, opened.created
+
+
+_BY_CLIENT_ID = prepared(
+    lambda *, session_id, client_id: Mission.objects.filter(
+        session_id=session_id, client_id=client_id
+    ).order_by("pk")[:1]
+)
 
 
 @dataclass(frozen=True)
@@ -104,11 +112,7 @@ def mission_open(
         # have no gaps and two sends of one client_id cannot both pass the check below.
         row = session_lock(session=session)
         if client_id:
-            existing = (
-                Mission.objects.filter(session_id=session.pk, client_id=client_id)
-                .order_by("pk")
-                .first()
-            )
+            existing = _BY_CLIENT_ID.first(session_id=session.pk, client_id=client_id)
             if existing is not None:
                 return Opened(mission=existing, message=None, created=False)
         seq = session_count_mission(session=row, synthesis=synthesis)

@@ -8,6 +8,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from config.prepared import prepared
 from language.storable import BAD_TEXT, text_problem
 from missions.creation import NOTICE_CHECK_TASK as NOTICE_CHECK_TASK
 from missions.creation import mission_after_accept, mission_create, mission_open
@@ -177,16 +178,17 @@ def instruction_accept(
         return resent
 
 
+# At most one: the channel's open session, and the client_id's unique index in it (the
+# exclusion states that index's condition, so SQLite's planner takes it too).
+_IN_CURRENT_SESSION = prepared(
+    lambda *, channel_id, client_id: Mission.objects.filter(
+        session__channel_id=channel_id, session__closed_at__isnull=True, client_id=client_id
+    ).exclude(client_id="")[:1]
+)
+
+
 def _resent(*, channel: Channel, client_id: str) -> Accepted | None:
-    # At most one: the channel's open session, and the client_id's unique index in it (the
-    # exclusion states that index's condition, so SQLite's planner takes it too).
-    mission = (
-        Mission.objects.filter(
-            session__channel_id=channel.pk, session__closed_at__isnull=True, client_id=client_id
-        )
-        .exclude(client_id="")
-        .first()
-    )
+    mission = _IN_CURRENT_SESSION.first(channel_id=channel.pk, client_id=client_id)
     if mission is None:
         return None
     message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()

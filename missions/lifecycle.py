@@ -13,6 +13,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from config.celery import queue_task_on_commit
+from config.prepared import PreparedUpdate
 from context.models import Passage
 from context.progress import session_progress
 from memory.extraction import extract_at_once
@@ -48,9 +49,7 @@ def _still_held(mission: Mission, run_token: str | None, **fields: Any) -> bool:
             setattr(mission, name, value)
         mission.save(update_fields=list(fields))
         return True
-    held = Mission.objects.filter(
-        pk=mission.pk, status=MissionStatus.RUNNING, run_token=run_token
-    ).update(**fields)
+    held = _held_update(tuple(fields))(held_id=mission.pk, held_by=run_token, **fields)
     if held:
         for name, value in fields.items():
             setattr(mission, name, value)
@@ -59,6 +58,29 @@ def _still_held(mission: Mission, run_token: str | None, **fields: Any) -> bool:
             "mission %s is no longer held by run %s; its result is dropped", mission.pk, run_token
         )
     return bool(held)
+
+
+# The conditional update of each set of fields a run finishes with (the reply saved, a
+# failure): every mission ends with one, so each is compiled once per connection (with
+# settings.COMPILED_QUERIES).
+_HELD_UPDATES: dict[tuple[str, ...], PreparedUpdate] = {}
+
+
+def _held_update(names: tuple[str, ...]) -> PreparedUpdate:
+    update = _HELD_UPDATES.get(names)
+    if update is None:
+        update = _HELD_UPDATES.setdefault(
+            names,
+            PreparedUpdate(
+                lambda *, held_id, held_by, **values: (
+                    Mission.objects.filter(
+                        pk=held_id, status=MissionStatus.RUNNING, run_token=held_by
+                    ),
+                    values,
+                )
+            ),
+        )
+    return update
 
 
 @transaction.atomic

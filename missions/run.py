@@ -12,6 +12,7 @@ from django.db import connection
 from django.db.models import F, Q
 from django.utils import timezone
 
+from config.prepared import PreparedUpdate, prepared
 from context.selectors import context_for_mission
 from llm.base import ProviderError, Tool
 from llm.gateway import get_provider
@@ -50,20 +51,32 @@ def _waiting_for_model() -> Iterator[None]:
         yield
 
 
-def _claim(*, mission_id: int, run_token: str, take_over: bool, now: datetime) -> int:
-    """Mark the mission running for `run_token`, if it is queued; or, with `take_over`
-    (a delivery that names its run), if that run held it (the same delivery again after
-    its worker was killed). Returns the rows changed (0 or 1)."""
+def _claim(take_over: bool) -> PreparedUpdate:
     claimable = Q(status=MissionStatus.QUEUED)
-    if take_over:
-        claimable |= Q(status=MissionStatus.RUNNING, run_token=run_token)
-    return Mission.objects.filter(claimable, pk=mission_id).update(
-        status=MissionStatus.RUNNING,
-        started_at=now,
-        heartbeat_at=now,
-        attempts=F("attempts") + 1,
-        run_token=run_token,
-    )
+
+    def build(*, mission_id: int, run_token: str, now: datetime) -> Any:
+        condition = (
+            claimable | Q(status=MissionStatus.RUNNING, run_token=run_token)
+            if take_over
+            else claimable
+        )
+        values = {
+            "status": MissionStatus.RUNNING,
+            "started_at": now,
+            "heartbeat_at": now,
+            "attempts": F("attempts") + 1,
+            "run_token": run_token,
+        }
+        return Mission.objects.filter(condition, pk=mission_id), values
+
+    return PreparedUpdate(build)
+
+
+# A queued mission; or, for a delivery that names its run, the mission that run held
+# (the same delivery again after its worker was killed). Compiled once per connection
+# with settings.COMPILED_QUERIES.
+_CLAIM = _claim(take_over=False)
+_CLAIM_OR_TAKE_OVER = _claim(take_over=True)
 
 
 def mission_run(*, mission_id: int, run_token: str = "") -> None:
@@ -72,23 +85,26 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
     Claimed with a conditional update, so a duplicate delivery of the task is a no-op;
     the same delivery redelivered (its worker was killed) takes the mission over. Only
     the run holding the mission may finish it, and it stamps a heartbeat while it runs."""
-    take_over = bool(run_token)
+    claim = _CLAIM_OR_TAKE_OVER if run_token else _CLAIM
     run_token = run_token or uuid.uuid4().hex
     with reply_slot():
-        claimed = _claim(
-            mission_id=mission_id, run_token=run_token, take_over=take_over, now=timezone.now()
-        )
+        claimed = claim(mission_id=mission_id, run_token=run_token, now=timezone.now())
         if not claimed:
             return
         with beating(mission_id, run_token):
             _answer(mission_id=mission_id, run_token=run_token)
 
 
+# The mission with what its context starts from: session, channel, office, assignee.
+_WITH_CONTEXT = prepared(
+    lambda *, mission_id: Mission.objects.select_related(
+        "session", "channel__office", "assignee"
+    ).filter(pk=mission_id)
+)
+
+
 def _answer(*, mission_id: int, run_token: str) -> None:
-    # The mission with what its context starts from: session, channel, office, assignee.
-    mission = Mission.objects.select_related("session", "channel__office", "assignee").get(
-        pk=mission_id
-    )
+    [mission] = _WITH_CONTEXT(mission_id=mission_id)
     if mission.parent_id is not None and mission.source in (
         MissionSource.DELEGATION,
         MissionSource.SYNTHESIS,

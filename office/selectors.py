@@ -13,7 +13,15 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from config.prepared import prepared
 from office.models import Channel, Employee, Office, Profile
+
+# A login's stored session while it lasts: read for every instruction a socket takes.
+_LIVE_SESSION = prepared(
+    lambda *, key, now: Session.objects.filter(session_key=key, expire_date__gt=now).values_list(
+        "session_data", flat=True
+    )[:1]
+)
 
 
 def login_user_id(*, session: SessionBase) -> str | None:
@@ -32,12 +40,17 @@ def login_holds(*, session: SessionBase, user_id: int) -> bool:
     stored = _stored_login(session=session)
     if stored is None or stored[0] != str(user_id) or not stored[1]:
         return False
-    password = (
-        User.objects.filter(pk=user_id, is_active=True).values_list("password", flat=True).first()
-    )
+    password = _ACTIVE_PASSWORD.first(user_id=user_id)
     if password is None:
         return False
     return _hash_matches(password, stored[1])
+
+
+_ACTIVE_PASSWORD = prepared(
+    lambda *, user_id: User.objects.filter(pk=user_id, is_active=True).values_list(
+        "password", flat=True
+    )[:1]
+)
 
 
 # Django's own salt for the session auth hash (AbstractBaseUser.get_session_auth_hash).
@@ -60,12 +73,7 @@ def _stored_login(*, session: SessionBase) -> tuple[str, str | None] | None:
     if not key:
         return None
     if isinstance(session, DatabaseSessionStore) and session.get_model_class() is Session:
-        # A login's stored session while it lasts: read for every instruction a socket takes.
-        data = (
-            Session.objects.filter(session_key=key, expire_date__gt=timezone.now())
-            .values_list("session_data", flat=True)
-            .first()
-        )
+        data = _LIVE_SESSION.first(key=key, now=timezone.now())
         return None if data is None else _stored_user(session, data)
     return _auth_user(session.__class__(session_key=key).load())
 

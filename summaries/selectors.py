@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from config.prepared import prepared
 from missions.models import Mission
 from sessions.models import ChatSession
 from summaries.models import RollingSummary
@@ -32,9 +33,14 @@ class ShownSummary:
         return self.summary.folded_through_seq if self.summary else 0
 
 
+_SUMMARY = prepared(
+    lambda *, session_id: RollingSummary.objects.filter(session_id=session_id).order_by("pk")[:1]
+)
+
+
 def summary_shown(*, session: ChatSession) -> ShownSummary:
     """The one definition of which summary a session shows (carry-over rule)."""
-    summary = RollingSummary.objects.filter(session_id=session.pk).order_by("pk").first()
+    summary = _SUMMARY.first(session_id=session.pk)
     watermark = summary.folded_through_seq if summary else 0
     if summary is not None and summary.carry_over_pending and session.carried_over_from_id:
         previous = (
