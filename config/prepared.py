@@ -1,4 +1,12 @@
-"""Read queries that Django compiles once.
+"""The mission path's fixed-shape queries: through the plain ORM, or compiled once.
+
+Each is written as a function that builds its queryset (`prepared(lambda ...)`,
+`PreparedSql`, `PreparedUpdate` below). By default (settings.COMPILED_QUERIES off) every
+call builds that queryset and runs it through the ORM, as any other query: the path the
+tests cover. With COMPILED_QUERIES on, it is compiled once per connection through
+Django's compiler internals (`SQLCompiler`, the row iterables' populators: not a public
+API, to check after a Django upgrade; tests/config/test_prepared.py does) and later calls
+only bind the values. docs/benchmarks.md ("Compiled queries") has what that saves.
 
 Building a queryset and compiling it to SQL is most of what a small query costs here:
 measured on the detail window's query (eight missions of one session), 0.51 ms through
@@ -36,6 +44,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import connections, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import QuerySet
@@ -197,6 +206,8 @@ class Prepared:
 
     def __call__(self, *shape: Any, **values: int | str | datetime) -> list[Any]:
         _check_bindable(values)
+        if not settings.COMPILED_QUERIES:
+            return list(self._build(*shape, **values).using(self._using))
         connection = connections[self._using]
         statement = self._statement(connection, shape, values)
         params = _bound(statement.slots, values, connection)
@@ -258,6 +269,8 @@ class PreparedSql:
 
     def __call__(self, *shape: Any, **values: int | str | datetime) -> Fragments:
         _check_bindable(values)
+        if not settings.COMPILED_QUERIES:
+            return self._render(self._build(*shape, **values).using(self._using))
         connection = connections[self._using]
         with self._lock:
             compiled = self._fragments.get(connection, {}).get(shape)
@@ -309,6 +322,9 @@ class PreparedUpdate:
 
     def __call__(self, **values: int | str | datetime) -> int:
         _check_bindable(values)
+        if not settings.COMPILED_QUERIES:
+            queryset, new_values = self._build(**values)
+            return int(queryset.using(self._using).update(**new_values))
         connection = connections[self._using]
         with self._lock:
             statement = self._statements.get(connection)

@@ -123,6 +123,10 @@ DATABASE_URL = env_url("DATABASE_URL", ("postgres", "postgresql", "pgsql", "sqli
 DATABASE_POOL = env_bool("DATABASE_POOL", default=True)
 DATABASE_POOL_MAX = env_int("DATABASE_POOL_MAX", 10, minimum=1)
 DATABASE_PREPARED = env_bool("DATABASE_PREPARED", default=True)
+# The mission path's fixed-shape queries (config.prepared) through the plain ORM, or, on,
+# compiled once per connection through Django's compiler internals (docs/benchmarks.md,
+# "Compiled queries": what that saves per mission).
+COMPILED_QUERIES = env_bool("COMPILED_QUERIES", default=False)
 SQLITE_BUSY_TIMEOUT = env_int("SQLITE_BUSY_TIMEOUT", 20, minimum=1)
 
 

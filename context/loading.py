@@ -220,8 +220,9 @@ def _recall_passages(
     return passages.exclude(session_id=session_id) if history else passages
 
 
-# Every mission ranks its channel's passages and its memory items: the candidates' SQL is
-# compiled once (per connection), only their values are bound.
+# Every mission ranks its channel's passages and its memory items: with
+# settings.COMPILED_QUERIES the candidates' SQL is compiled once (per connection), only
+# their values are bound.
 _RECALL = PreparedSql(_recall_passages, candidate_fragments)
 _RANKABLE_MEMORY = PreparedSql(
     lambda *, office_id, employee_id, channel_id: memory_rankable(

@@ -38,8 +38,8 @@ TERM_MATCHES = 64
 class Candidates:
     """Candidate rows as SQL on their own table, for a ranking statement: their conditions
     (`where`) and an id subquery (`ids`), each with its parameters. Made by
-    `candidate_fragments`, or bound from those compiled once (`config.prepared.PreparedSql`)
-    for the fixed-shape candidates of every mission."""
+    `candidate_fragments`, for the fixed-shape candidates of every mission through
+    `config.prepared.PreparedSql` (compiled once with settings.COMPILED_QUERIES)."""
 
     where: str
     where_params: list[Any]

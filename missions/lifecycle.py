@@ -61,7 +61,8 @@ def _still_held(mission: Mission, run_token: str | None, **fields: Any) -> bool:
 
 
 # The conditional update of each set of fields a run finishes with (the reply saved, a
-# failure): every mission ends with one, so each is compiled once per connection.
+# failure): every mission ends with one, so each is compiled once per connection (with
+# settings.COMPILED_QUERIES).
 _HELD_UPDATES: dict[tuple[str, ...], PreparedUpdate] = {}
 
 

@@ -73,7 +73,8 @@ def _claim(take_over: bool) -> PreparedUpdate:
 
 
 # A queued mission; or, for a delivery that names its run, the mission that run held
-# (the same delivery again after its worker was killed). Compiled once per connection.
+# (the same delivery again after its worker was killed). Compiled once per connection
+# with settings.COMPILED_QUERIES.
 _CLAIM = _claim(take_over=False)
 _CLAIM_OR_TAKE_OVER = _claim(take_over=True)
 

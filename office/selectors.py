@@ -28,7 +28,7 @@ _LIVE_SESSION = prepared(
 def login_user_id(*, session: SessionBase) -> str | None:
     """The user a login session (Django's, not a chat session) belongs to as it is stored
     now: None once it was deleted (logged out), expired or rotated away. With the
-    database session engine, one compiled query; other engines load as Django does."""
+    database session engine, one query; other engines load as Django does."""
     stored = _stored_login(session=session)
     return None if stored is None else stored[0]
 
@@ -37,7 +37,7 @@ def login_holds(*, session: SessionBase, user_id: int) -> bool:
     """Whether the login still holds for `user_id` as Django's own request check would
     see it: the stored session names the user, the user is active, and the session was
     made with the password the user has now (its auth hash; Django's log-in and
-    password-change views keep it current). Two compiled queries."""
+    password-change views keep it current). Two queries."""
     stored = _stored_login(session=session)
     if stored is None or stored[0] != str(user_id) or not stored[1]:
         return False

@@ -247,6 +247,50 @@ def test_edges_write_only_through_services(modules: dict[str, Module]) -> None:
     assert edge_writes(modules) == []
 
 
+# Django's SQL compiler and the iterables that turn rows into objects are its internals,
+# free to change between releases: queries are built and run through querysets (a
+# hand-written statement may take a queryset's SQL, `Query.sql_with_params`). The one
+# exception is config.prepared's compiled path, off unless settings.COMPILED_QUERIES
+# (its own tests check it against the ORM).
+DJANGO_INTERNALS = ("django.db.models.sql",)
+MAY_USE_DJANGO_INTERNALS = {"config.prepared"}
+DJANGO_INTERNAL_NAMES = {
+    "django.db.models.query": {
+        "ModelIterable",
+        "ValuesIterable",
+        "ValuesListIterable",
+        "FlatValuesListIterable",
+        "NamedValuesListIterable",
+        "RelatedPopulator",
+        "get_related_populators",
+    }
+}
+
+
+def django_internals(modules: dict[str, Module]) -> list[str]:
+    problems = []
+    for module in modules.values():
+        if module.name in MAY_USE_DJANGO_INTERNALS:
+            continue
+        for node in ast.walk(module.tree):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names if a.name.startswith(DJANGO_INTERNALS)]
+            elif node.module:
+                if node.module.startswith(DJANGO_INTERNALS):
+                    names = [node.module]
+                internal = DJANGO_INTERNAL_NAMES.get(node.module, set())
+                names += [f"{node.module}.{a.name}" for a in node.names if a.name in internal]
+            problems += [f"{module.path}:{node.lineno} imports {name}" for name in names]
+    return problems
+
+
+def test_queries_are_not_compiled_through_django_internals(modules: dict[str, Module]) -> None:
+    assert django_internals(modules) == []
+
+
 # The checks themselves must catch what they are for: each is run on a small tree that
 # breaks one rule.
 
@@ -298,6 +342,22 @@ def test_an_edge_writing_a_model_is_refused(tmp_path: Path) -> None:
         },
     )
     assert len(edge_writes(tree)) == 2
+
+
+def test_importing_djangos_sql_compiler_is_refused(tmp_path: Path) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            "config/compiled.py": (
+                "from django.db.models.sql.compiler import SQLCompiler\n"
+                "from django.db.models.query import QuerySet, get_related_populators\n"
+            ),
+        },
+    )
+    assert django_internals(tree) == [
+        "config/compiled.py:1 imports django.db.models.sql.compiler",
+        "config/compiled.py:2 imports django.db.models.query.get_related_populators",
+    ]
 
 
 def test_a_service_importing_an_edge_is_refused(tmp_path: Path) -> None:

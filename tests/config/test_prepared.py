@@ -1,5 +1,7 @@
-"""Read queries compiled once (config.prepared): the same rows and objects as the ORM's,
-one query each, on SQLite and PostgreSQL alike."""
+"""Read queries compiled once (config.prepared, with settings.COMPILED_QUERIES): the same
+rows and objects as the ORM's, one query each, on SQLite and PostgreSQL alike. Django's
+compiler internals are what this path reads: these tests are the check after an upgrade.
+Without the setting (the default) every call goes through the ORM: tests at the end."""
 
 from datetime import timedelta
 from typing import Any
@@ -18,6 +20,13 @@ from tests.factories import add_finished_missions, dm_channel, make_office
 from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def _compiled(settings: Any) -> None:
+    # The compiled path (off by default: the rest of the suite runs the ORM's).
+    settings.COMPILED_QUERIES = True
+
 
 NEWEST = prepared(
     lambda size, *, session_id, before_seq: Mission.objects.filter(
@@ -254,3 +263,59 @@ def test_postgres_prepares_a_statement_a_connection_runs_again() -> None:
         assert (got.pk, got.session.pk) == (mission.pk, session.pk)
     # The statement, its parameter bound on the server, is prepared on this connection.
     assert len(with_related()) == 1, prepared_statements()
+
+
+# The default: every call builds its queryset and runs it through the ORM.
+
+
+def test_by_default_each_call_builds_and_runs_its_queryset(settings: Any) -> None:
+    settings.COMPILED_QUERIES = False
+    session = _session(6)
+    # A query whose shape depends on something besides its arguments: compiled once it
+    # would keep its first shape; through the ORM each call has its own.
+    size = {"rows": 1}
+    newest = prepared(
+        lambda *, session_id: Mission.objects.filter(session_id=session_id).order_by("-seq")[
+            : size["rows"]
+        ]
+    )
+    assert [m.seq for m in newest(session_id=session.pk)] == [6]
+    size["rows"] = 3
+    with CaptureQueriesContext(connection) as queries:
+        assert [m.seq for m in newest(session_id=session.pk)] == [6, 5, 4]
+    assert len(queries) == 1
+    settings.COMPILED_QUERIES = True
+    size["rows"] = 1
+    assert [m.seq for m in newest(session_id=session.pk)] == [6]
+    size["rows"] = 3
+    assert [m.seq for m in newest(session_id=session.pk)] == [6]  # compiled at its first call
+
+
+def test_by_default_reads_and_updates_are_the_orms(settings: Any) -> None:
+    settings.COMPILED_QUERIES = False
+    session = _session(12)
+    assert NEWEST(8, session_id=session.pk, before_seq=11) == list(
+        Mission.objects.filter(session=session, status=MissionStatus.DONE, seq__lt=11).order_by(
+            "-seq"
+        )[:8]
+    )
+    assert SEQS(session_id=session.pk, status=MissionStatus.DONE) == list(range(1, 13))
+    assert PAIRS(session_id=session.pk)[0] == (1, session.number)
+    with pytest.raises(TypeError):
+        SEQS(session_id=session.pk, status=None)  # type: ignore[arg-type]
+    first = Mission.objects.get(session=session, seq=1)
+    now = timezone.now()
+    direct = Mission.objects.filter(session_id=session.pk, seq__lt=5, status=MissionStatus.DONE)
+    assert CONDITIONS(True, session_id=session.pk, before_seq=5) == [
+        _sql(direct.order_by().values("id"))
+    ]
+    assert START(mission_id=first.pk, run_token="r1", now=now) == 0  # done, not queued
+    Mission.objects.filter(pk=first.pk).update(status=MissionStatus.QUEUED)
+    assert START(mission_id=first.pk, run_token="r1", now=now) == 1
+    first.refresh_from_db()
+    assert (first.status, first.started_at, first.attempts, first.run_token) == (
+        MissionStatus.RUNNING,
+        now,
+        1,
+        "r1",
+    )

@@ -3,6 +3,8 @@ newest TERM_MATCHES matches into the ranking, so its cost does not grow with the
 a term rarer than that brings every match, however old, and every term still weighs in
 the score. In English and Korean (particles and word forms do not matter)."""
 
+from typing import Any
+
 import pytest
 from django.db import connection
 from django.db.models import QuerySet
@@ -12,11 +14,13 @@ from context import loading, search
 from context.loading import recall_candidates
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
+from language.analysis import query_terms
 from memory.models import MemoryKind, MemoryOrigin, MemoryScope
 from memory.selectors import memory_in_scope, memory_rankable
 from memory.services import memory_item_create, memory_target
 from sessions.models import ChatSession
 from sessions.services import session_get_or_open_current, session_start_new
+from summaries.schemas import SummaryState
 from tests.factories import add_finished_missions, dm_channel, make_office
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -180,8 +184,9 @@ def test_another_channels_newer_matches_do_not_crowd_a_channels_own(lang: str) -
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("history", [False, True])
 def test_the_compiled_recall_candidates_rank_what_the_queryset_ranks(
-    lang: str, history: bool
+    lang: str, history: bool, settings: Any
 ) -> None:
+    settings.COMPILED_QUERIES = True
     words = WORDS[lang]
     earlier = _history([words["rare"], words["common"], words["neutral"]])
     # A new session of the same channel: its own missions and the last one's.
@@ -223,7 +228,10 @@ def test_the_compiled_recall_candidates_rank_what_the_queryset_ranks(
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
-def test_the_compiled_memory_candidates_rank_what_the_queryset_ranks(lang: str) -> None:
+def test_the_compiled_memory_candidates_rank_what_the_queryset_ranks(
+    lang: str, settings: Any
+) -> None:
+    settings.COMPILED_QUERIES = True
     office = make_office()
     channel = dm_channel(office)
     employee = channel.employee
@@ -257,5 +265,90 @@ def test_the_compiled_memory_candidates_rank_what_the_queryset_ranks(lang: str) 
     question = words["ask_rare_common"]
     ranked = rank_memory_items(candidates=Candidates.of(bound), text=question, limit=10)
     assert ranked == rank_memory_items(candidates=queryset, text=question, limit=10)
+    # Every item in scope that shares a word; the other channel's is not this mission's.
+    assert sorted(ranked) == sorted(item.pk for item in items[:3])
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+@pytest.mark.parametrize("history", [False, True])
+def test_the_loaders_recall_ranks_what_the_candidates_queryset_ranks(
+    lang: str, history: bool
+) -> None:
+    # context_load's recall (loading._recall_load) ranks the candidates the detail window
+    # leaves it, and brings the hits back first, in their order (neighbours after them).
+    words = WORDS[lang]
+    earlier = _history([words["rare"], words["common"], words["neutral"]])
+    # A new session of the same channel: its own missions and the last one's.
+    session = session_start_new(channel=earlier.channel, expected_session_id=earlier.pk)
+    add_finished_missions(
+        session,
+        4,
+        text=lambda n: (
+            [words["both"], words["other"], words["rare_and_common"], words["neutral"]][n - 1],
+            "OK.",
+        ),
+    )
+    for window_start in (1, 3, 5):
+        queryset = recall_candidates(
+            channel_id=session.channel_id, session_id=session.pk, window_start=window_start
+        )
+        if history:
+            queryset = queryset.exclude(session_id=session.pk)
+        for question in (words["ask_rare_common"], words["ask_common_other"]):
+            ranked = rank_passages(
+                candidates=queryset, text=question, limit=50, channel_id=session.channel_id
+            )
+            assert ranked  # the question finds something
+            pinned, recalled = loading._recall_load(
+                instruction=question,
+                terms=query_terms(question),
+                state=SummaryState(),
+                session=session,
+                channel=session.channel,
+                history=history,
+                recall_start=window_start,
+            )
+            assert pinned == []
+            assert [p.id for p in recalled][: len(ranked)] == ranked
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_the_loaders_memory_ranks_what_the_candidates_queryset_ranks(lang: str) -> None:
+    office = make_office()
+    channel = dm_channel(office)
+    employee = channel.employee
+    assert employee is not None
+    other_channel = office.channels.exclude(pk=channel.pk).first()
+    assert other_channel is not None
+    words = WORDS[lang]
+    targets = [
+        (words["rare"], memory_target(office=office, scope=MemoryScope.OFFICE)),
+        (
+            words["common"],
+            memory_target(office=office, scope=MemoryScope.EMPLOYEE, employee=employee),
+        ),
+        (words["both"], memory_target(office=office, scope=MemoryScope.CHANNEL, channel=channel)),
+        (
+            words["rare_and_common"],
+            memory_target(office=office, scope=MemoryScope.CHANNEL, channel=other_channel),
+        ),
+    ]
+    items = [
+        memory_item_create(target=target, kind=MemoryKind.FACT, text=text, origin=MemoryOrigin.USER)
+        for text, target in targets
+    ]
+    queryset = memory_rankable(
+        memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
+    )
+    question = words["ask_rare_common"]
+    ranked = rank_memory_items(candidates=queryset, text=question, limit=10)
+    _, loaded = loading._memory_load(
+        office=office,
+        employee=employee,
+        channel=channel,
+        instruction=question,
+        terms=query_terms(question),
+    )
+    assert [item.pk for item in loaded] == ranked
     # Every item in scope that shares a word; the other channel's is not this mission's.
     assert sorted(ranked) == sorted(item.pk for item in items[:3])
