@@ -21,7 +21,7 @@ from office.models import PERSONA_MAX_CHARS, Employee
 
 
 def storable_text(value: str) -> None:
-    """The socket's and the API's rule on text (`realtime.frames.text_problem`), as a
+    """The socket's and the API's rule on text (`push.frames.text_problem`), as a
     form validator."""
     problem = text_problem(value)
     if problem:

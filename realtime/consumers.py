@@ -26,8 +26,8 @@ from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_reader_language, user_language
-from realtime import events
-from realtime.frames import (
+from push import events
+from push.frames import (
     BAD_TEXT,
     CLIENT_FRAME_TYPES,
     ErrorFrame,

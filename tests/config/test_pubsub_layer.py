@@ -14,8 +14,8 @@ import redis as redis_sync
 from django.conf import settings
 
 from config.channel_layer import ChannelLayerLost, RedisPubSubLayer
-from realtime import events
-from realtime.frames import ReplyDeltaFrame, frame_json
+from push import events
+from push.frames import ReplyDeltaFrame, frame_json
 from tests.reliability.test_workers import _free_port
 
 pytestmark = pytest.mark.redis

@@ -15,7 +15,7 @@ import websockets
 from channels.layers import get_channel_layer
 
 from config.channel_layer import RedisPubSubLayer
-from realtime.events import group_name
+from push.events import group_name
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI
 from tests.reliability.test_redis_outage import _redis
