@@ -16,7 +16,7 @@ too). Under a busy machine, trust the CPU time: a variant with two busy threads 
 of the machine's time than one with one.
 
     .venv/bin/python bench/dispatch.py
-    .venv/bin/python bench/dispatch.py --sockets 50 --events 200 --db-busy
+    .venv/bin/python bench/dispatch.py --db-busy
 """
 
 import argparse
@@ -43,6 +43,7 @@ from channels.consumer import AsyncConsumer  # noqa: E402
 from channels.testing import WebsocketCommunicator  # noqa: E402
 from django.db import connection  # noqa: E402
 
+from bench.report import Table, markdown_table, record_run  # noqa: E402
 from push.events import group_name, send_frame  # noqa: E402
 from push.frames import ReplyDeltaFrame  # noqa: E402
 from realtime.consumers import ChannelConsumer  # noqa: E402
@@ -114,18 +115,28 @@ async def _main(args: argparse.Namespace) -> None:
     for _ in range(args.rounds):
         for name, consumer in variants:
             results[name].append(await _round(consumer, args.sockets, args.events, args.db_busy))
-    print(
-        f"{args.sockets} sockets × {args.events} events, {args.rounds} rounds"
-        f"{', sync thread busy' if args.db_busy else ''}: µs per delivered event"
+    title = (
+        f"µs per delivered event, {args.sockets} sockets × {args.events} events, "
+        f"{args.rounds} rounds{', sync thread busy' if args.db_busy else ''}"
     )
-    print("| dispatch | wall lowest | wall median | CPU lowest | CPU median |")
-    print("|---|---:|---:|---:|---:|")
-    for name, rows in results.items():
-        walls, cpus = [w for w, _ in rows], [c for _, c in rows]
-        print(
-            f"| {name} | {min(walls):.1f} | {statistics.median(walls):.1f} "
-            f"| {min(cpus):.1f} | {statistics.median(cpus):.1f} |"
+    rows: list[list[object]] = [
+        ["dispatch", "wall lowest", "wall median", "CPU lowest", "CPU median"]
+    ]
+    for name, measured in results.items():
+        walls, cpus = [w for w, _ in measured], [c for _, c in measured]
+        rows.append(
+            [
+                name,
+                f"{min(walls):.1f}",
+                f"{statistics.median(walls):.1f}",
+                f"{min(cpus):.1f}",
+                f"{statistics.median(cpus):.1f}",
+            ]
         )
+    table = Table(title, rows)
+    print(f"{title}\n\n{markdown_table(table)}")
+    if not args.no_record:
+        record_run("dispatch.py", [table])
 
 
 def main() -> int:
@@ -134,6 +145,9 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--db-busy", action="store_true")
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
+    )
     asyncio.run(_main(parser.parse_args()))
     return 0
 
