@@ -30,8 +30,12 @@ class ChannelLayerLost(ConnectionError):
     """The layer's subscription to Redis broke: events sent meanwhile did not arrive."""
 
 
-# Put on every socket's queue when the subscription breaks: its receive() raises.
+# Put on every socket's queue when the subscription breaks: its receive() returns LOST.
 _LOST = object()
+# What a socket receives, as an event of its own, once the subscription broke: events sent
+# meanwhile did not arrive and its groups are forgotten. An event, not an exception: raised
+# in the consumer's receive, an exception closes the socket (1011), and it must stay open.
+LOST = "channel_layer.lost"
 
 # Seconds a synchronous publish waits to connect or for Redis's answer.
 BLOCKING_TIMEOUT = 2.0
@@ -46,9 +50,9 @@ class RedisPubSubLayer(BaseChannelLayer):
 
     An outage is not papered over. channels_redis's own pub/sub layer reconnects and
     subscribes again silently, and what was sent meanwhile is lost without anyone knowing.
-    Here, when the subscription connection breaks (or is found reconnected), every socket's
-    receive() raises ChannelLayerLost and the process forgets its groups: each socket then
-    rejoins and asks its client to fetch what it missed by id (realtime.consumers). While
+    Here, when the subscription connection breaks (or is found reconnected), every socket
+    receives a `channel_layer.lost` event (LOST) and the process forgets its groups: each
+    socket then rejoins and asks its client to fetch what it missed by id. While
     Redis is down, group_add and group_send raise, and new_channel does not need Redis.
 
     Groups are what the office uses; `send` reaches the channels of this process only (a
@@ -121,7 +125,7 @@ class RedisPubSubLayer(BaseChannelLayer):
             raise
         if item is _LOST:
             state.told.discard(channel)
-            raise ChannelLayerLost("the subscription to Redis broke; events may be lost")
+            return {"type": LOST}
         message: dict[str, Any] = self.serializer.deserialize(item)
         return message
 

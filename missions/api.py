@@ -31,7 +31,7 @@ from missions.timeline import message_data
 from office.auth import session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_list_for_user
-from realtime.frames import DB_ID_MAX, MessageData, PlanData
+from push.frames import DB_ID_MAX, MessageData, PlanData
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
 from sessions.services import session_start_new

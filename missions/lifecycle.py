@@ -31,8 +31,8 @@ from missions.ratelimit import RateLimited, instruction_allowed
 from missions.reading import unread_announce
 from missions.texts import office_text
 from missions.timeline import message_data, message_post
-from realtime.events import send_frame_on_commit
-from realtime.frames import ReplyDoneFrame, UsageData
+from push.events import send_frame_on_commit
+from push.frames import ReplyDoneFrame, UsageData
 from summaries.due import fold_may_be_due
 
 REPORT_EXCERPT_CHARS = 400

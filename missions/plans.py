@@ -21,8 +21,8 @@ from missions.models import InstructionAuthor, MessageKind, Mission, MissionSour
 from missions.queueing import mission_queue_run
 from missions.selectors import delegate_url, plan_data
 from missions.texts import office_text
-from realtime.events import send_frame
-from realtime.frames import PlanFrame
+from push.events import send_frame
+from push.frames import PlanFrame
 from sessions.services import session_get_or_open_current
 
 FINISHED = (MissionStatus.DONE, MissionStatus.FAILED)

@@ -6,8 +6,8 @@ from django.utils import timezone
 
 from missions.models import Message, Mission, ReadMarker
 from office.models import Channel
-from realtime.events import send_user_frame_on_commit
-from realtime.frames import ChannelUnreadFrame
+from push.events import send_user_frame_on_commit
+from push.frames import ChannelUnreadFrame
 
 
 def channel_mark_read(*, user_id: int, channel: Channel, through_message_id: int) -> int:

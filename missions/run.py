@@ -30,8 +30,8 @@ from missions.models import Mission, MissionSource, MissionStatus
 from missions.plans import plan_send, synthesis_footer
 from missions.slots import reply_slot, slot_lent
 from office.models import ChannelKind, Employee
-from realtime.events import send_frame
-from realtime.frames import ReplyDeltaFrame
+from push.events import send_frame
+from push.frames import ReplyDeltaFrame
 
 logger = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from missions.models import (
 )
 from missions.texts import mission_title
 from office.models import Channel, Office
-from realtime.frames import DelegateData, PlanData, SynthesisData
+from push.frames import DelegateData, PlanData, SynthesisData
 from sessions.models import ChatSession
 
 # How a plan's card names a mission's status.

@@ -13,8 +13,8 @@ from missions.models import Message, MessageKind, Mission
 from missions.texts import action_label, message_text
 from office.models import Employee
 from office.selectors import channel_reader_language
-from realtime.events import send_frame_on_commit
-from realtime.frames import MessageData, MessageFrame, NoticeFrame
+from push.events import send_frame_on_commit
+from push.frames import MessageData, MessageFrame, NoticeFrame
 
 
 def _payload(payload: dict[str, Any]) -> dict[str, Any]:

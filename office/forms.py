@@ -21,7 +21,7 @@ from office.services import NameTaken, employee_name_check
 
 
 def storable_text(value: str) -> None:
-    """The socket's and the API's rule on text (`realtime.frames.text_problem`), as a
+    """The socket's and the API's rule on text (`push.frames.text_problem`), as a
     form validator."""
     problem = text_problem(value)
     if problem:

@@ -5,7 +5,7 @@ the change commits, so nothing more reaches or leaves a page that no longer has 
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from realtime.events import send_login_ended
+from push.events import send_login_ended
 
 
 def login_sockets_close(*, user_id: int) -> None:

@@ -1,18 +1,16 @@
 """The WebSocket of one channel: parse a frame → authorize → call one service → reply.
 
-The socket outlives an outage of the channel layer (Redis): it opens, and takes and saves
-instructions, without it; its sender then sees their own timeline read from the database.
-Once the layer answers again the socket rejoins its group and closes with
-`CLOSE_RECONNECT`, so that the client reconnects and fetches what it missed by id."""
+Channels' own receive loop runs it, and its dispatch but for a trip to the database thread
+per event (realtime.dispatch). The socket outlives an outage of the channel layer
+(realtime.rejoin): it opens, and takes and saves instructions, without it; its sender then
+sees their own timeline read from the database. It closes when its person's login ends
+(realtime.login_bound)."""
 
-import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from autobahn.exception import Disconnected
-from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.utils import translation
@@ -26,8 +24,8 @@ from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
 from office.selectors import channel_get_for_user, channel_reader_language, user_language
-from realtime import events
-from realtime.frames import (
+from push import events
+from push.frames import (
     BAD_TEXT,
     CLIENT_FRAME_TYPES,
     ErrorFrame,
@@ -39,8 +37,11 @@ from realtime.frames import (
     frame_json,
     json_text,
 )
+from realtime.dispatch import DirectDispatchConsumer
 from realtime.login_bound import CLOSE_LOGGED_OUT as CLOSE_LOGGED_OUT
 from realtime.login_bound import LoginBoundConsumer, login_alive
+from realtime.rejoin import CLOSE_RECONNECT as CLOSE_RECONNECT
+from realtime.rejoin import RejoiningConsumer
 from sessions.models import ChatSession
 from sessions.selectors import long_notice_due
 from sessions.services import session_start_new
@@ -49,15 +50,6 @@ logger = logging.getLogger(__name__)
 
 # Close code for "not found or not yours": the same for both, so ids leak nothing.
 CLOSE_NOT_FOUND = 4404
-# "Events were lost while the channel layer was down: reconnect and resync by id."
-CLOSE_RECONNECT = 4503
-# How long a socket that lost the channel layer waits before it tries to rejoin, at first
-# and at most (doubling in between).
-REJOIN_FIRST_WAIT = 0.5
-REJOIN_MAX_WAIT = 5.0
-# A leave that fails (a burst of closes, a Redis blip) is tried again after these waits:
-# a socket that never left stays a member its group sends to until the membership expires.
-LEAVE_RETRY_WAITS = (0.2, 1.0)
 # The most timeline entries a socket outside its group is shown after an instruction.
 OWN_TIMELINE_LIMIT = 50
 ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
@@ -161,33 +153,9 @@ def _check_on_entry(channel_id: int) -> None:
         logger.warning("could not queue the entry check of channel %s: %s", channel_id, exc)
 
 
-class ChannelConsumer(LoginBoundConsumer):
+class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsumer):
     channel: Channel | None = None
     language: str = settings.LANGUAGE_CODE
-    # Whether the channel's events reach this socket: not while the layer is unreachable.
-    in_group = False
-    _layer_receive: Callable[[], Awaitable[dict[str, Any]]]
-
-    # Channels' AsyncConsumer.__call__ sets `channel_receive` to the layer's receive and
-    # waits on it beside the client's frames; an exception there would close the socket
-    # with 1011. The socket reads its events through `_next_event` instead.
-    @property
-    def channel_receive(self) -> Callable[[], Awaitable[dict[str, Any]]]:
-        return self._next_event
-
-    @channel_receive.setter
-    def channel_receive(self, receive: Callable[[], Awaitable[dict[str, Any]]]) -> None:
-        self._layer_receive = receive
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        # Channels' own dispatch first closes stale database connections, a trip to the
-        # database thread before every event, the channel's broadcasts included. Here
-        # every database call goes through database_sync_to_async, which does that
-        # itself, and a forwarded event touches no database.
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
 
     async def connect(self) -> None:
         events.remember_server_loop()
@@ -198,68 +166,25 @@ class ChannelConsumer(LoginBoundConsumer):
         if self.channel is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.in_group = await self._join()
+        if not await self.join_groups():
+            self.rejoin_later()  # opened during an outage of the channel layer
         await self.accept()
         self.start_login_recheck()
         if notice_due:
             # The long-session notice can appear before the person types anything.
             await database_sync_to_async(_check_on_entry)(self.channel.pk)
 
-    def _groups(self) -> tuple[str, ...]:
-        assert self.channel is not None
+    def layer_groups(self) -> tuple[str, ...]:
+        if self.channel is None:
+            return ()
         # The person's own group carries the close when their login ends.
         return (
             events.group_name(self.channel.pk),
             events.user_group_name(self.scope["user"].pk),
         )
 
-    async def _join(self) -> bool:
-        assert self.channel is not None
-        try:
-            for group in self._groups():
-                await self.channel_layer.group_add(group, self.channel_name)
-        except Exception as exc:
-            logger.warning("socket of channel %s is outside its group: %s", self.channel.pk, exc)
-            return False
-        return True
-
-    async def _next_event(self) -> dict[str, Any]:
-        """The next event of the channel layer. If the layer fails, wait until this socket
-        is back in its group, then hand over `events.resumed`."""
-        try:
-            return await self._layer_receive()
-        except Exception as exc:
-            logger.warning("socket %s lost the channel layer: %s", self.channel_name, exc)
-        self.in_group = False
-        wait = REJOIN_FIRST_WAIT
-        while True:
-            await asyncio.sleep(wait)
-            wait = min(wait * 2, REJOIN_MAX_WAIT)
-            if self.channel is not None and await self._join():
-                self.in_group = True
-                return {"type": "events.resumed"}
-
-    async def events_resumed(self, event: dict[str, Any]) -> None:
-        """Back in the group: what was sent meanwhile never reached this socket. The client
-        reconnects on this close and fetches it by id."""
-        await self.close(code=CLOSE_RECONNECT)
-
     async def disconnect(self, code: int) -> None:
-        if self.channel is None or not self.in_group:
-            return
-        for wait in (*LEAVE_RETRY_WAITS, None):
-            try:
-                for group in self._groups():
-                    await self.channel_layer.group_discard(group, self.channel_name)
-                return
-            except Exception as exc:
-                if wait is None:
-                    # The layer forgets the membership when it expires.
-                    logger.warning(
-                        "could not leave the group of channel %s: %s", self.channel.pk, exc
-                    )
-                    return
-                await asyncio.sleep(wait)
+        await self.leave_groups()
 
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json_text(content))

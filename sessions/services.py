@@ -12,8 +12,8 @@ from missions.texts import LONG_SESSION_NOTICE as LONG_SESSION_NOTICE
 from missions.texts import office_text
 from missions.timeline import message_post
 from office.models import Channel
-from realtime.events import send_frame_on_commit
-from realtime.frames import SessionData, SessionStartedFrame
+from push.events import send_frame_on_commit
+from push.frames import SessionData, SessionStartedFrame
 from sessions.models import ChatSession, NoticeTrigger
 from sessions.selectors import session_current
 from summaries.services import summary_begin_carry_over

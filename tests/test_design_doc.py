@@ -1,6 +1,6 @@
 """The design contract (docs/design.md) is in the repository and stays true mechanically:
 every reference to it names a file that exists and a section it has, its frame table is
-the frames `realtime/frames.py` defines (read from the pydantic models the socket
+the frames `push/frames.py` defines (read from the pydantic models the socket
 validates with, field by field), the long-session notice it quotes is the one the office
 sends in Korean and in English, and every setting it names is one the code reads."""
 
@@ -15,7 +15,7 @@ from django.utils import translation
 from pydantic import BaseModel
 
 from missions.texts import office_text, office_text_render
-from realtime.frames import ClientFrame, ServerFrame
+from push.frames import ClientFrame, ServerFrame
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs/design.md"

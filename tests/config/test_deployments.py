@@ -22,8 +22,8 @@ from django.conf import settings as django_settings
 from kombu import Connection
 
 from config.throttle import Window, throttle_hit
-from realtime import events
-from realtime.frames import ReplyDeltaFrame
+from push import events
+from push.frames import ReplyDeltaFrame
 from tests.factories import dm_channel, make_office, make_user
 from tests.ws import open_socket
 

@@ -1,6 +1,8 @@
 """The layout's contract (docs/design.md §1), checked on the source: one-way arrows — edges
 (views, API, admin, consumers, commands, tasks) → services and selectors → models — no
-import cycle, `llm/` and `language/` are leaves, and edges write only through services.
+import cycle, `llm/` and `language/` are leaves, `push/` (frames and how they are sent) lies
+below every domain app, no domain app imports `realtime/` (the WebSocket entry point), and
+edges write only through services.
 
 Every import counts, including those inside functions: an import cycle hidden in a
 function is still a cycle."""
@@ -14,8 +16,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("office", "sessions", "missions", "summaries", "memory", "context", "realtime")
+# The WebSocket entry point: only the ASGI root (config.asgi) imports it.
+ENTRY = "realtime"
+DOMAIN_APPS = tuple(app for app in APPS if app != ENTRY)
 LEAVES = ("llm", "language")
-PACKAGES = ("config", *APPS, *LEAVES)
+# The push side, below every domain app: it uses leaves and infrastructure only.
+PUSH = "push"
+PACKAGES = ("config", *APPS, PUSH, *LEAVES)
 EDGE_MODULES = {"views", "api", "admin", "consumers", "routing", "urls", "forms", "tasks"}
 # The served process's start (the server, its warm-up) is an edge like the ASGI module.
 EDGE_CONFIG = {
@@ -60,6 +67,8 @@ class Module:
             return "infrastructure"
         if self.app in LEAVES:
             return "leaf"
+        if self.app == PUSH:
+            return "push"
         parts = self.name.split(".")
         if "management" in parts or parts[-1] in EDGE_MODULES:
             return "edge"
@@ -176,6 +185,20 @@ def layer_violations(modules: dict[str, Module]) -> list[str]:
                 problems.append(f"{where}: {module.app}/ is a leaf and imports no domain app")
             if module.kind == "infrastructure" and other.kind not in ("infrastructure", "leaf"):
                 problems.append(f"{where}: infrastructure imports no domain app")
+            if (
+                module.kind == "push"
+                and other.app != PUSH
+                and other.kind
+                not in (
+                    "infrastructure",
+                    "leaf",
+                )
+            ):
+                problems.append(f"{where}: push/ lies below every app and imports none")
+            if module.app in DOMAIN_APPS and other.app == ENTRY:
+                problems.append(
+                    f"{where}: no domain app imports the entry point (send through push/)"
+                )
             if module.kind == "models" and other.kind not in ("models", "infrastructure"):
                 problems.append(f"{where}: models import only models")
             if module.kind != "edge" and other.kind == "edge":
@@ -366,3 +389,39 @@ def test_a_service_importing_an_edge_is_refused(tmp_path: Path) -> None:
         {"missions/intake.py": "from sessions.tasks import check\n", "sessions/tasks.py": ""},
     )
     assert any("only edges import edges" in p for p in layer_violations(tree))
+
+
+def test_a_domain_app_importing_the_entry_point_is_refused(tmp_path: Path) -> None:
+    tree = _tree(
+        tmp_path,
+        {"missions/run.py": "from realtime.consumers import X\n", "realtime/consumers.py": ""},
+    )
+    assert any("entry point" in p for p in layer_violations(tree))
+
+
+def test_push_importing_a_domain_app_is_refused(tmp_path: Path) -> None:
+    tree = _tree(
+        tmp_path,
+        {
+            "push/frames.py": "from language.storable import X\nfrom missions.models import Y\n",
+            "missions/models.py": "",
+            "language/storable.py": "",
+        },
+    )
+    # Only the domain app: a leaf is below push/ too.
+    assert [p for p in layer_violations(tree) if "push/" in p] == [
+        "push/frames.py:2 imports missions.models: push/ lies below every app and imports none"
+    ]
+
+
+def test_the_apps_push_without_the_entry_point(modules: dict[str, Module]) -> None:
+    """The apps that send frames reach them through push/."""
+    senders = {m.app for m in modules.values() if any(t.startswith("push.") for t in m.imports)}
+    assert {"missions", "sessions", "office"} <= senders
+    assert not [
+        f"{m.name} imports {t}"
+        for m in modules.values()
+        if m.app in DOMAIN_APPS
+        for t in m.imports
+        if t.split(".")[0] == ENTRY
+    ]

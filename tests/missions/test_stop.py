@@ -19,7 +19,7 @@ from missions.intake import instruction_accept
 from missions.lifecycle import StopRefused, mission_stop, stop_flag_key
 from missions.models import Message, MessageKind, Mission, MissionSource, MissionStatus
 from missions.run import mission_run
-from realtime.frames import ReplyDeltaFrame, ReplyDoneFrame
+from push.frames import ReplyDeltaFrame, ReplyDoneFrame
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.ws import open_socket

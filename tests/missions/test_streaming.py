@@ -8,7 +8,7 @@ import pytest
 from missions import run
 from missions.intake import instruction_accept
 from missions.models import Mission, MissionStatus
-from realtime.frames import ReplyDeltaFrame
+from push.frames import ReplyDeltaFrame
 from tests.factories import dm_channel, make_office
 from tests.fake_openai import FakeOpenAI, Reply
 

@@ -5,7 +5,7 @@ from channels.db import database_sync_to_async
 
 from missions.models import Message, Mission
 from office.models import Channel
-from realtime.frames import server_frame
+from push.frames import server_frame
 from tests.factories import channel_of, dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.missions.helpers import frames_until, frames_until_event, of_type

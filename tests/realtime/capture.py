@@ -1,4 +1,4 @@
-"""A captured channel layer: every frame the services send (realtime.events, the one way
+"""A captured channel layer: every frame the services send (push.events, the one way
 frames leave), recorded in order instead of published. Tests assert what was sent, when:
 nothing while the transaction that wrote it is open, nothing at all once it rolled
 back (save first, push second: docs/design.md §7)."""
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from realtime import events
+from push import events
 
 
 @dataclass

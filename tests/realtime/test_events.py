@@ -1,5 +1,5 @@
 """How frames reach a channel's sockets from the threads that produce them
-(realtime.events) in the embedded runtime."""
+(push.events) in the embedded runtime."""
 
 import asyncio
 import json
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from realtime import events
+from push import events
+from push.frames import ReplyDeltaFrame, frame_json, frame_text
 from realtime.consumers import ChannelConsumer
-from realtime.frames import ReplyDeltaFrame, frame_json, frame_text
 
 
 @pytest.fixture

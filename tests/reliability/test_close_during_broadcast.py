@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import websockets
 
-from realtime.events import send_frame
-from realtime.frames import ReplyDeltaFrame
+from push.events import send_frame
+from push.frames import ReplyDeltaFrame
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.reliability.test_redis_outage import _redis

@@ -15,8 +15,8 @@ from django.test import Client
 
 from config.asgi import application
 from missions.models import Mission
-from realtime.events import send_frame
-from realtime.frames import ReplyDeltaFrame
+from push.events import send_frame
+from push.frames import ReplyDeltaFrame
 from tests.factories import dm_channel, make_office, make_user
 from tests.ws import session_cookie
 

@@ -22,6 +22,7 @@ from channels.layers import InMemoryChannelLayer
 from django.test import Client
 
 from config import celery as celery_module
+from config.channel_layer import LOST
 from missions.models import Message, Mission, MissionStatus
 from realtime.consumers import CLOSE_RECONNECT
 from tests.factories import dm_channel, make_office, make_user
@@ -80,6 +81,7 @@ class FlakyLayer(InMemoryChannelLayer):
     """The in-memory layer, failing as a channels_redis layer does while Redis is down."""
 
     down = False
+    told: set[str] = set()
 
     def _check(self) -> None:
         if FlakyLayer.down:
@@ -98,8 +100,12 @@ class FlakyLayer(InMemoryChannelLayer):
         await super().group_send(group, message)
 
     async def receive(self, channel: str) -> dict[str, Any]:
+        # As RedisPubSubLayer: each socket is handed the loss once, as an event (an
+        # exception here would close the socket under Channels' receive loop).
         while True:
-            self._check()
+            if FlakyLayer.down and channel not in FlakyLayer.told:
+                FlakyLayer.told.add(channel)
+                return {"type": LOST}
             try:
                 return await asyncio.wait_for(super().receive(channel), 0.05)
             except TimeoutError:
@@ -113,6 +119,7 @@ def flaky_layer(settings: Any) -> Any:
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": f"{__name__}.FlakyLayer"}}
     channel_layers.backends.clear()
     FlakyLayer.down = False
+    FlakyLayer.told = set()
     yield FlakyLayer
     FlakyLayer.down = False
 

@@ -13,7 +13,7 @@ import pytest
 import redis as redis_sync
 import websockets
 
-from realtime.events import group_name
+from push.events import group_name
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI
 from tests.fresh import run_python

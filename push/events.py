@@ -1,4 +1,4 @@
-"""How server frames (realtime.frames) reach a channel's sockets.
+"""How server frames (push.frames) reach a channel's sockets.
 
 Save first, push second: every event about a stored row is sent after the transaction
 that stored it commits (`send_event_on_commit`). The channel layer may drop events; a
@@ -16,7 +16,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import transaction
 from pydantic import BaseModel
 
-from realtime.frames import frame_text
+from push.frames import frame_text
 
 logger = logging.getLogger(__name__)
 
