@@ -32,11 +32,7 @@ TARGET_P50 = 2.5
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
-    parser.add_argument("--runtimes", default="embedded", help="embedded, production or both")
+    parser = harness.benchmark_parser(__doc__)
     parser.add_argument("--clients", type=harness.positive_int, default=20, help="per group")
     parser.add_argument("--instructions", type=harness.positive_int, default=2, help="per client")
     parser.add_argument(
@@ -45,17 +41,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--rounds", type=harness.positive_int, default=3, help="starts measured, one after another"
     )
-    parser.add_argument(
-        "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=300.0, help="seconds one client phase may take"
-    )
-    parser.add_argument(
-        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
-    )
+    harness.add_run_arguments(parser, timeout=300.0, runtimes="embedded")
     harness.add_stack_arguments(parser)
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    args.runtime_list = harness.runtime_list(parser, args.runtimes)
+    return args
 
 
 def _first_deltas(outcome: harness.ClientsOutcome) -> list[float]:
@@ -132,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     rows: list[tuple[str, ...]] = [header]
     try:
-        for runtime in [r.strip() for r in args.runtimes.split(",") if r.strip()]:
+        for runtime in args.runtime_list:
             rows += run_runtime(args, runtime)
     except BenchError as exc:
         print(f"\nBenchmark stopped: {exc}", file=sys.stderr)

@@ -63,7 +63,7 @@ if str(ROOT) not in sys.path:
 
 from bench import harness  # noqa: E402
 from bench.concurrency_report import Figures, print_plans, print_runtime, print_summary  # noqa: E402
-from bench.concurrency_scenarios import TARGETS, run_runtime, sizes_from  # noqa: E402
+from bench.concurrency_scenarios import run_runtime, sizes_from  # noqa: E402
 from bench.harness import (  # noqa: E402
     BenchError,
     log,
@@ -82,22 +82,12 @@ class _Explicit(argparse.Action):
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=(__doc__ or "").split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
+    parser = harness.benchmark_parser(__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
-    parser.add_argument(
-        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
-    )
     parser.add_argument(
         "--only-plans", action="store_true", help="run scenario 6 (plan latency) alone"
     )
-    parser.add_argument(
-        "--runtimes",
-        default="embedded,production",
-        help="comma-separated: embedded, production",
-    )
+    harness.add_run_arguments(parser, timeout=600.0, runtimes="embedded,production")
     sizes: list[tuple[str, type, Any, str]] = [
         ("s1_clients", int, 50, "scenario 1: clients"),
         ("s1_instructions", int, 4, "scenario 1: instructions per client"),
@@ -126,12 +116,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         )
     harness.add_stack_arguments(parser)
     parser.add_argument(
-        "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=600.0, help="seconds one client phase may take"
-    )
-    parser.add_argument(
         "--budget",
         type=float,
         default=None,
@@ -143,10 +127,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.budget is None:
         args.budget = 1200.0 if args.quick else 3600.0
     args.delay_ms = 0.0
-    runtimes = [r.strip() for r in args.runtimes.split(",") if r.strip()]
-    if not runtimes or any(r not in TARGETS for r in runtimes):
-        parser.error("--runtimes takes embedded and/or production")
-    args.runtime_list = runtimes
+    args.runtime_list = harness.runtime_list(parser, args.runtimes)
     return args
 
 

@@ -22,7 +22,6 @@ index, both cleaned up afterwards (see bench/harness/). From the project root:
     .venv/bin/python bench/load.py --clients 6 --instructions 6   # quick
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -34,10 +33,7 @@ from bench import harness  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
+    parser = harness.benchmark_parser(__doc__)
     harness.add_common_arguments(parser, clients=100, instructions=10, workers=2, delay_ms=50.0)
     parser.add_argument(
         "--prefill",

@@ -22,7 +22,6 @@ index, both cleaned up afterwards (see bench/harness/). From the project root:
     .venv/bin/python bench/realtime.py --clients 5 --instructions 3   # quick
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -34,10 +33,7 @@ from bench import harness  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0] if __doc__ else None,
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
+    parser = harness.benchmark_parser(__doc__)
     harness.add_common_arguments(parser, clients=50, instructions=20, workers=1, delay_ms=0.0)
     args = parser.parse_args()
     return harness.run_benchmark(

@@ -19,7 +19,6 @@ they are read).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import signal
@@ -36,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.harness import PYTHON, free_port, log  # noqa: E402
+from bench.harness import PYTHON, benchmark_parser, free_port, log  # noqa: E402
 from bench.harness.reports import print_table  # noqa: E402
 from bench.report import Table, record_run  # noqa: E402
 
@@ -163,10 +162,7 @@ def measure(server: str, *, size: int, chunked: bool, database: str) -> tuple[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-    )
+    parser = benchmark_parser(__doc__)
     parser.add_argument("--size-mib", type=int, default=1024, help="the body's size")
     parser.add_argument("--servers", default="daphne,office", help="daphne, office or both")
     parser.add_argument(

@@ -62,10 +62,13 @@ from bench.harness.base import (
 from bench.harness.checks import ChannelCheck, DatabaseCheck, check_database
 from bench.harness.cli import (
     add_common_arguments,
+    add_run_arguments,
     add_stack_arguments,
+    benchmark_parser,
     positive_int,
     run_benchmark,
     run_deadline,
+    runtime_list,
     stack_config,
 )
 from bench.harness.clients import (
@@ -110,7 +113,9 @@ __all__ = [
     "StackConfig",
     "UserFixture",
     "add_common_arguments",
+    "add_run_arguments",
     "add_stack_arguments",
+    "benchmark_parser",
     "check_database",
     "client_problems",
     "describe_calls",
@@ -129,6 +134,7 @@ __all__ = [
     "run_benchmark",
     "run_clients",
     "run_deadline",
+    "runtime_list",
     "stack_config",
     "stats_delta",
     "thread_cpu_seconds",

@@ -13,7 +13,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
+# The project's own virtualenv, else the one running the benchmark (a checkout without
+# .venv): celery and daphne are taken from beside its python.
 VENV_BIN = ROOT / ".venv" / "bin"
+if not (VENV_BIN / "python").exists():
+    VENV_BIN = Path(sys.executable).parent
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import signal
@@ -50,6 +51,42 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise ValueError(text)
     return value
+
+
+def benchmark_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The parser of an end-to-end benchmark: its docstring's first paragraph, defaults
+    shown in --help."""
+    return argparse.ArgumentParser(
+        description=(doc or "").split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+
+
+def add_run_arguments(parser: Any, *, timeout: float, runtimes: str | None = None) -> None:
+    """Options every end-to-end benchmark shares: the clients' time limits, --no-record
+    and, for those that run both runtimes, --runtimes."""
+    parser.add_argument(
+        "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=timeout, help="seconds one client phase may take"
+    )
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
+    )
+    if runtimes is not None:
+        parser.add_argument(
+            "--runtimes", default=runtimes, help="comma-separated: embedded, production (or both)"
+        )
+
+
+def runtime_list(parser: Any, text: str) -> list[str]:
+    """The runtimes named by --runtimes, in order; a usage error for any other name."""
+    names = [r.strip() for r in text.replace("both", "embedded,production").split(",")]
+    runtimes = [r for r in names if r]
+    if not runtimes or any(r not in ("embedded", "production") for r in runtimes):
+        parser.error("--runtimes takes embedded and/or production")
+    return runtimes
 
 
 def add_stack_arguments(parser: Any) -> None:
@@ -124,15 +161,7 @@ def add_common_arguments(
     )
     add_stack_arguments(parser)
     parser.set_defaults(workers=workers)
-    parser.add_argument(
-        "--instruction-timeout", type=float, default=120.0, help="seconds to wait for a reply"
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=600.0, help="seconds the client phase may take"
-    )
-    parser.add_argument(
-        "--no-record", action="store_true", help="do not append the figures to docs/benchmarks.md"
-    )
+    add_run_arguments(parser, timeout=600.0)
     parser.add_argument(
         "--linger",
         type=float,

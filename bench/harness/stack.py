@@ -558,11 +558,17 @@ class Stack(ScratchStores):
             errors = Counter(
                 line.split(" ", 2)[-1][:200]
                 for line in text.splitlines()
-                if " ERROR " in line or " CRITICAL " in line or "Traceback" in line
+                if (" ERROR " in line or " CRITICAL " in line or "Traceback" in line)
+                and WARMING_UP not in line
             )
             for line, count in errors.most_common(5):
                 failures.append(f"{proc.name}: {count} x {line}")
         return failures
+
+
+# Django logs every 5xx at ERROR: the 503s /healthz answers while the server warms up
+# (config/warmup.py) are the answers to the stack's own readiness polls, not failures.
+WARMING_UP = "Service Unavailable: /healthz"
 
 
 def _tail(path: Path, lines: int = 15) -> str:

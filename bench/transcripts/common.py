@@ -2,13 +2,17 @@
 (launch_en.SPEC, launch_ko.SPEC): planted missions by hand, filler from work templates, and
 timestamps spread over working days."""
 
+import json
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from typing import TypeVar
 from zoneinfo import ZoneInfo
+
+HERE = Path(__file__).resolve().parent
 
 T = TypeVar("T")
 
@@ -127,29 +131,41 @@ def schedule(spec: Spec, rng: random.Random) -> list[datetime]:
     return stamps
 
 
-def forbidden_outside(spec: Spec) -> list[tuple[str, set[int]]]:
-    """(string, missions allowed to contain it): every answer and every reversed value
-    occurs only where it was planted, so a hit in the context is a real retention."""
+def forbidden_outside(
+    planted: Iterable[tuple[str, int, str | None, int | None]], extra: Sequence[str] = ()
+) -> list[tuple[str, set[int]]]:
+    """(string, missions allowed to contain it), from each fact's (answer, mission, old
+    value, its mission): every answer and every reversed value occurs only where it was
+    planted, so a hit in the context is a real retention."""
     rules: list[tuple[str, set[int]]] = []
-    for fact in spec.facts:
-        allowed = {fact.planted}
-        if fact.old is not None and fact.old_planted is not None:
-            rules.append((fact.old, {fact.old_planted, fact.planted}))
-        rules.append((fact.answer, allowed))
-    rules += [(word, set()) for word in spec.extra_forbidden]
+    for answer, mission, old, old_mission in planted:
+        if old is not None and old_mission is not None:
+            rules.append((old, {old_mission, mission}))
+        rules.append((answer, {mission}))
+    rules += [(word, set()) for word in extra]
     return rules
 
 
-def _violations(text: str, seq: int, rules: list[tuple[str, set[int]]]) -> list[str]:
+def violations(text: str, seq: int, rules: list[tuple[str, set[int]]]) -> list[str]:
+    """The forbidden strings in mission `seq`'s text."""
     folded = text.casefold()
     return [s for s, allowed in rules if seq not in allowed and s.casefold() in folded]
+
+
+def render(name: str, lines: list[dict[str, str]], document: dict[str, object]) -> dict[Path, str]:
+    """A transcript's two files: NAME.jsonl (the format of `manage.py replay`) and
+    NAME.questions.json (the format bench/retention.py reads)."""
+    jsonl = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    questions = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return {HERE / f"{name}.jsonl": jsonl, HERE / f"{name}.questions.json": questions}
 
 
 def build(spec: Spec) -> list[dict[str, str]]:
     """The transcript's lines, {"instruction", "reply", "at"}, deterministically."""
     rng = random.Random(spec.seed)
     stamps = schedule(spec, rng)
-    rules = forbidden_outside(spec)
+    facts = [(f.answer, f.planted, f.old, f.old_planted) for f in spec.facts]
+    rules = forbidden_outside(facts, spec.extra_forbidden)
     state: dict[str, object] = {}
     bag: list[int] = []
     last_template = -1
@@ -157,7 +173,7 @@ def build(spec: Spec) -> list[dict[str, str]]:
     for seq in range(1, MISSIONS + 1):
         if seq in spec.planted:
             instruction, reply = spec.planted[seq]
-            bad = _violations(instruction + "\n" + reply, seq, rules)
+            bad = violations(instruction + "\n" + reply, seq, rules)
             if bad:
                 raise ValueError(f"{spec.name} #{seq}: planted mission contains {bad}")
         else:
@@ -170,7 +186,7 @@ def build(spec: Spec) -> list[dict[str, str]]:
                 index = bag.pop()
                 instruction, reply = spec.templates[index](rng, seq, state)
                 size = len(instruction) + len(reply)
-                if MIN_CHARS <= size <= MAX_CHARS and not _violations(
+                if MIN_CHARS <= size <= MAX_CHARS and not violations(
                     instruction + "\n" + reply, seq, rules
                 ):
                     last_template = index

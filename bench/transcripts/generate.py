@@ -3,40 +3,39 @@
     .venv/bin/python bench/transcripts/generate.py          # (re)write the files
     .venv/bin/python bench/transcripts/generate.py --check  # exit 1 if a file is stale
 
-For each transcript NAME: NAME.jsonl (one finished mission a line: {"instruction",
-"reply", "at"}, the format of `manage.py replay`) and NAME.questions.json (the planted
-facts, where each was planted, and three questions per fact with the answer string the
-context must hold)."""
+Every transcript: launch_en, launch_ko (common.py) and long_talk_en, long_talk_ko
+(long_talk.py). For each transcript NAME: NAME.jsonl (one finished mission a line:
+{"instruction", "reply", "at"}, the format of `manage.py replay`) and NAME.questions.json
+(the planted facts, where each was planted, and three questions per fact with the answer
+string the context must hold)."""
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from bench.transcripts import launch_en, launch_ko  # noqa: E402
-from bench.transcripts.common import Spec, build, questions_document  # noqa: E402
-
-SPECS: list[Spec] = [launch_en.SPEC, launch_ko.SPEC]
+from bench.transcripts import common, launch_en, launch_ko, long_talk, long_talk_en, long_talk_ko  # noqa: E402  # noqa: E402
 
 
-def render(spec: Spec) -> dict[Path, str]:
-    lines = build(spec)
-    jsonl = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-    questions = json.dumps(questions_document(spec), ensure_ascii=False, indent=2) + "\n"
-    return {HERE / f"{spec.name}.jsonl": jsonl, HERE / f"{spec.name}.questions.json": questions}
+def transcripts() -> dict[Path, str]:
+    """Every transcript's files: the launch ones (bench/transcripts/common.py) and the long
+    talks (bench/transcripts/long_talk.py)."""
+    files: dict[Path, str] = {}
+    for spec in (launch_en.SPEC, launch_ko.SPEC):
+        files.update(common.render(spec.name, common.build(spec), common.questions_document(spec)))
+    for talk in (long_talk_en.TALK, long_talk_ko.TALK):
+        lines = long_talk.build(talk)
+        files.update(common.render(talk.name, lines, long_talk.questions_document(talk)))
+    return files
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only report stale files")
     args = parser.parse_args()
-    files: dict[Path, str] = {}
-    for spec in SPECS:
-        files.update(render(spec))
-    return sync(files, check=args.check)
+    return sync(transcripts(), check=args.check)
 
 
 def sync(files: dict[Path, str], *, check: bool) -> int:

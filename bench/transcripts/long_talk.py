@@ -4,16 +4,11 @@ passing, at every depth of the history (early, middle and late in a mission; ear
 middle and late in the channel). Questions ask about them in other words than the line
 that states them (Korean with other particles and endings).
 
-    .venv/bin/python bench/transcripts/long_talk.py          # (re)write the files
-    .venv/bin/python bench/transcripts/long_talk.py --check  # exit 1 if a file is stale
-
 Content lives in long_talk_en / long_talk_ko (a `Talk` each); this module assembles a
-transcript from it deterministically: NAME.jsonl (the format of `manage.py replay`) and
-NAME.questions.json (the format bench/retention.py reads, with each fact's stating
-sentence)."""
+transcript from it deterministically, with the rules and the files of common.py (the
+questions document also holds each fact's stating sentence). bench/transcripts/generate.py
+writes them with the others (running this module does the same)."""
 
-import argparse
-import json
 import random
 import sys
 from dataclasses import dataclass, field
@@ -21,8 +16,10 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bench.transcripts.common import forbidden_outside, violations
 
 MIN_CHARS = 3000
 MAX_CHARS = 4000
@@ -99,20 +96,12 @@ def _said(talk: Talk) -> dict[int, list[tuple[float, str]]]:
     return said
 
 
-def _forbidden(talk: Talk) -> list[tuple[str, set[int]]]:
-    rules: list[tuple[str, set[int]]] = []
-    for fact in talk.facts:
-        rules.append((fact.answer, {fact.mission}))
-        if fact.old is not None and fact.old_mission is not None:
-            rules.append((fact.old, {fact.old_mission, fact.mission}))
-    return rules
-
-
 def build(talk: Talk) -> list[dict[str, str]]:
     rng = random.Random(talk.seed)
     stamps = _stamps(talk, rng)
     said = _said(talk)
-    rules = _forbidden(talk)
+    facts = [(f.answer, f.mission, f.old, f.old_mission) for f in talk.facts]
+    rules = forbidden_outside(facts)
     others = [s for s in talk.speakers if s != talk.person]
     out: list[dict[str, str]] = []
     for number, (topic, request, outcome) in enumerate(talk.missions, start=1):
@@ -144,10 +133,9 @@ def build(talk: Talk) -> list[dict[str, str]]:
         size = len(instruction) + len(reply)
         if not MIN_CHARS <= size <= MAX_CHARS:
             raise ValueError(f"{talk.name} #{number}: {size} chars")
-        text = (instruction + "\n" + reply).casefold()
-        for needle, allowed in rules:
-            if number not in allowed and needle.casefold() in text:
-                raise ValueError(f"{talk.name} #{number}: {needle!r} outside its mission")
+        bad = violations(instruction + "\n" + reply, number, rules)
+        if bad:
+            raise ValueError(f"{talk.name} #{number}: {bad[0]!r} outside its mission")
         out.append(
             {"instruction": instruction, "reply": reply, "at": stamps[number - 1].isoformat()}
         )
@@ -189,23 +177,7 @@ def questions_document(talk: Talk) -> dict[str, object]:
     }
 
 
-def render(talk: Talk) -> dict[Path, str]:
-    lines = build(talk)
-    jsonl = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-    questions = json.dumps(questions_document(talk), ensure_ascii=False, indent=2) + "\n"
-    return {HERE / f"{talk.name}.jsonl": jsonl, HERE / f"{talk.name}.questions.json": questions}
-
-
-def main() -> int:
-    from bench.transcripts import long_talk_en, long_talk_ko
-    from bench.transcripts.generate import sync
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only report stale files")
-    args = parser.parse_args()
-    files = {**render(long_talk_en.TALK), **render(long_talk_ko.TALK)}
-    return sync(files, check=args.check)
-
-
 if __name__ == "__main__":
+    from bench.transcripts.generate import main
+
     sys.exit(main())

@@ -4,7 +4,7 @@ fails; where it asks some, the worst checkpoint is named with its verdict."""
 
 from typing import Any
 
-from bench.retention import _worst
+from bench.retention_report import _worst
 
 
 def _question(kind: str, hit: bool) -> dict[str, Any]:
@@ -61,7 +61,7 @@ def _probed(product: bool, plain: bool, sentence: bool = True) -> dict[str, Any]
 
 
 def test_the_plain_retrieval_row_passes_only_with_the_margin_and_is_recorded() -> None:
-    from bench.retention import REFERENCE_HEADER, _reference_rows, tables
+    from bench.retention_report import REFERENCE_HEADER, _reference_rows, tables
 
     # 19 of 20 against plain's 18 of 20: +0.05, the margin exactly.
     ahead = _record(
