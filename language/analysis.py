@@ -256,15 +256,27 @@ def query_terms(text: str) -> list[str]:
     return list(_query_terms(analyser(), text))
 
 
+# PostgreSQL's full-text search keeps no word longer than this many bytes in its index,
+# and refuses one in a query ("word is too long in tsquery"): such a term matches nothing
+# anywhere and is not asked for (a run of 100K chars without spaces is one word).
+MAX_TERM_BYTES = 2_047
+
+
+def _askable(term: str) -> bool:
+    return len(term) * 4 <= MAX_TERM_BYTES or len(term.encode()) <= MAX_TERM_BYTES
+
+
 @lru_cache(maxsize=4_096)
 def _query_terms(analyser_in_use: str, text: str) -> tuple[str, ...]:
     # A value the question names is the most precise thing it asks for: its terms first.
-    seen: dict[str, None] = dict.fromkeys(value_terms(text[:_KIWI_CHUNK_CHARS]))
+    seen: dict[str, None] = dict.fromkeys(
+        t for t in value_terms(text[:_KIWI_CHUNK_CHARS]) if _askable(t)
+    )
     for word, found in _words(text[:_KIWI_CHUNK_CHARS].lower()):
         if word in STOPWORDS or (len(word) < 2 and word.isascii() and not word.isdigit()):
             continue
         for term in found:
-            if term in STOPWORDS or term in KOREAN_STOPWORDS:
+            if term in STOPWORDS or term in KOREAN_STOPWORDS or not _askable(term):
                 continue
             seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:

@@ -155,3 +155,17 @@ def test_the_web_process_loads_the_analyser_before_it_serves(setting: str, loade
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-2:] == ["False", loaded]
+
+
+@pytest.mark.parametrize(
+    ("long_word", "kept"),
+    [("ㅋ" * 600, True), ("ㅋ" * 700, False), ("a" * 1_990, True), ("뷁" * 1_000, False)],
+)
+def test_a_term_no_full_text_index_could_hold_is_not_asked_for(long_word: str, kept: bool) -> None:
+    """PostgreSQL keeps no word over 2,047 bytes in its index and refuses one in a query:
+    a run without spaces that long (a Hangul syllable is 3 bytes) is not asked for, and the
+    question's other words still are."""
+    terms_asked = query_terms(f"예산 budget {long_word}")
+    assert (long_word in terms_asked) is kept
+    assert "예산" in terms_asked and "budget" in terms_asked
+    assert all(len(t.encode()) <= 2_047 for t in terms_asked)

@@ -11,6 +11,7 @@ from django.test import Client
 from config import throttle
 from missions.models import Message, Mission
 from office.services import employee_hire
+from tests.caching import clear_cache
 from tests.factories import channel_of, make_office, make_user
 from tests.ws import open_socket
 
@@ -43,9 +44,8 @@ def client(owner: Any) -> Client:
 
 @pytest.fixture
 def fixed_window(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
-    from django.core.cache import cache
 
-    cache.clear()
+    clear_cache()
     settings.INSTRUCTION_RATE_WINDOW = 60
     monkeypatch.setattr(throttle, "clock", lambda: 60 * 16_666 + 20.0)
 

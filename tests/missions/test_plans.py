@@ -19,6 +19,7 @@ from missions.plans import plan_sweep_overdue
 from missions.selectors import plan_data
 from missions.texts import message_text
 from office.models import ChannelKind, Employee, Office
+from tests.caching import clear_cache
 from tests.factories import channel_of, make_office, make_user
 from tests.fake_openai import Fail, FakeOpenAI, RecordedRequest, Reply, ToolCallStep
 
@@ -226,9 +227,8 @@ def test_a_plan_with_more_delegates_than_allowed_starts_nothing(
 def test_every_delegation_of_a_model_plan_counts_against_the_rate_limit(
     model: FakeOpenAI, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from django.core.cache import cache
 
-    cache.clear()
+    clear_cache()
     settings.INSTRUCTION_RATE_LIMIT = 3
     settings.INSTRUCTION_RATE_WINDOW = 60
     monkeypatch.setattr(throttle, "clock", lambda: 60 * 16_666 + 20.0)

@@ -5,12 +5,12 @@ mission with the edited text, linked to the original, which stays as it was."""
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from missions.intake import InstructionRejected, instruction_accept
 from missions.lifecycle import RegenerateRefused, mission_regenerate
 from missions.models import Message, MessageKind, Mission, MissionAttempt, MissionStatus
+from tests.caching import clear_cache
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 
@@ -76,7 +76,7 @@ def test_a_stopped_mission_can_be_regenerated_and_a_running_one_cannot(
 def test_regenerate_counts_against_the_persons_instruction_limit(
     model: FakeOpenAI, settings: Any
 ) -> None:
-    cache.clear()
+    clear_cache()
     settings.INSTRUCTION_RATE_LIMIT = 2
     user = make_user()
     channel = dm_channel(make_office(user))

@@ -14,6 +14,7 @@ from config import throttle
 from config.celery import app
 from missions.intake import instruction_accept
 from missions.models import Message, Mission
+from tests.caching import clear_cache
 from tests.factories import dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.missions.helpers import frames_until
@@ -140,9 +141,8 @@ class Clock:
 
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch, settings: Any) -> Clock:
-    from django.core.cache import cache
 
-    cache.clear()
+    clear_cache()
     settings.INSTRUCTION_RATE_LIMIT = 5
     settings.INSTRUCTION_RATE_WINDOW = 60
     fake = Clock(60 * 16_666 + 20.0)  # 20 s into a window

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.backends import ModelBackend
-from django.core.cache import cache
 from django.test import Client
 
 from office.auth import DEVICE_COOKIE
 from office.models import ThrottleHit
+from tests.caching import clear_cache
 from tests.factories import make_user
 from tests.reliability.test_workers import _free_port
 from tests.threads import at_once
@@ -44,7 +44,7 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture
 def limits(settings: Any) -> Any:
-    cache.clear()
+    clear_cache()
     settings.LOGIN_FAILURE_LIMIT = 10
     settings.LOGIN_FAILURE_SOURCE_LIMIT = 5
     settings.LOGIN_FAILURE_ADDRESS_LIMIT = 50

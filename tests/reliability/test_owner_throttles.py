@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from django.contrib.auth.backends import ModelBackend
 from django.core import mail
-from django.core.cache import cache
 from django.test import Client
 
 from memory.models import MemoryItem
 from missions.models import Mission
 from office.auth import DEVICE_COOKIE
 from office.models import ChannelKind
+from tests.caching import clear_cache
 from tests.factories import dm_channel, make_office, make_user
 from tests.reliability.test_unmetered import _reload_urls
 from tests.reliability.test_workers import _free_port
@@ -54,7 +54,7 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture
 def limits(settings: Any) -> Any:
-    cache.clear()
+    clear_cache()
     settings.LOGIN_FAILURE_LIMIT = 10
     settings.LOGIN_FAILURE_SOURCE_LIMIT = 5
     settings.LOGIN_FAILURE_ADDRESS_LIMIT = 50
@@ -202,7 +202,7 @@ def test_the_owners_password_change_with_the_right_password_still_works(limits: 
 
 @pytest.fixture
 def reset_pages(settings: Any) -> Any:
-    cache.clear()
+    clear_cache()
     settings.PASSWORD_RESET_ENABLED = True
     settings.PASSWORD_RESET_RATE_LIMIT = 5
     settings.PASSWORD_RESET_RECIPIENT_LIMIT = 2
@@ -283,7 +283,7 @@ def test_with_the_cache_down_40_instructions_at_once_stay_within_30(
 
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_projects_are_limited_per_user(settings: Any, language: str) -> None:
-    cache.clear()
+    clear_cache()
     settings.PROJECT_RATE_LIMIT = 3
     user = make_user()
     office = make_office(user)
@@ -311,7 +311,7 @@ def test_projects_are_limited_per_user(settings: Any, language: str) -> None:
 
 @pytest.mark.parametrize("text", ["Prefers short answers", "짧은 답을 선호함"])
 def test_memory_items_are_limited_per_user(settings: Any, text: str) -> None:
-    cache.clear()
+    clear_cache()
     settings.MEMORY_RATE_LIMIT = 3
     user = make_user()
     office = make_office(user)

@@ -4,7 +4,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
@@ -13,6 +12,7 @@ from missions.lifecycle import mission_hand_back
 from missions.models import Mission, MissionStatus
 from missions.sweeper import mission_sweep_stuck
 from office.models import Employee
+from tests.caching import clear_cache
 from tests.config.test_settings import PRODUCTION, _settings
 from tests.factories import dm_channel, make_office, make_user
 from tests.reliability.test_abuse import Clock
@@ -66,7 +66,7 @@ async def test_session_new_with_an_impossible_session_id_gets_an_error_frame(
 def test_the_instruction_limit_slides_across_a_minute_boundary(
     monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
-    cache.clear()
+    clear_cache()
     settings.INSTRUCTION_RATE_LIMIT = 30
     settings.INSTRUCTION_RATE_WINDOW = 60
     clock = Clock(60 * 16_666 + 59.0)  # a second before a fixed window would end

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from django.core import mail
-from django.core.cache import cache
 from django.test import Client
 from django.urls import clear_url_caches
 
@@ -17,6 +16,7 @@ from config.asgi import application
 from missions.intake import instruction_accept
 from missions.models import Mission, MissionStatus
 from office.models import PERSONA_MAX_CHARS, Employee
+from tests.caching import clear_cache
 from tests.factories import dm_channel, make_office, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,7 +31,7 @@ def _signed_in() -> tuple[Any, Client]:
 
 
 def test_retries_count_against_the_instruction_limit(settings: Any) -> None:
-    cache.clear()
+    clear_cache()
     settings.INSTRUCTION_RATE_LIMIT = 5
     user, client = _signed_in()
     channel = dm_channel(user.offices.get())
@@ -56,7 +56,7 @@ def test_retries_count_against_the_instruction_limit(settings: Any) -> None:
 
 
 def test_a_retry_of_a_mission_that_is_not_failed_costs_nothing(settings: Any) -> None:
-    cache.clear()
+    clear_cache()
     settings.INSTRUCTION_RATE_LIMIT = 2
     user, client = _signed_in()
     channel = dm_channel(user.offices.get())
@@ -72,7 +72,7 @@ def _hire(client: Client, name: str, persona: str = "You are careful.") -> Any:
 
 
 def test_hiring_is_limited_per_user(settings: Any) -> None:
-    cache.clear()
+    clear_cache()
     settings.HIRE_RATE_LIMIT = 3
     user, client = _signed_in()
     codes = [_hire(client, f"hire{n}").status_code for n in range(5)]
@@ -185,7 +185,7 @@ def test_without_mail_the_password_reset_pages_are_not_routed(reset_pages: Any) 
 
 
 def test_with_mail_password_reset_requests_are_limited_per_address(reset_pages: Any) -> None:
-    cache.clear()
+    clear_cache()
     reset_pages.PASSWORD_RESET_ENABLED = True
     reset_pages.PASSWORD_RESET_RATE_LIMIT = 2
     reset_pages.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
