@@ -27,9 +27,10 @@ def test_it_frees_the_garbage_of_starting_and_freezes_what_lives_on() -> None:
     try:
         frozen = freeze_startup_objects()
         assert garbage() is None, "the cycle was frozen instead of freed"
-        # At least what it froze stays frozen (another test's thread in this process may
-        # freeze more meanwhile: a served process's warm-up ends with a freeze).
-        assert 0 < frozen <= gc.get_freeze_count()
+        # The count moves a little from one read to the next (a frozen object that dies of
+        # its last reference leaves the frozen set; another test's thread may freeze):
+        # what it reports is that objects were frozen.
+        assert frozen > 0 and gc.get_freeze_count() > 0
         assert not _in_collected_generations(kept)
     finally:
         gc.unfreeze()
