@@ -3,16 +3,13 @@ hashed, atomically, per account and per address apart; a known device's owner is
 locked out by others' guesses; with the cache down it counts in the database."""
 
 import itertools
-import threading
 from typing import Any
 
 import pytest
-from django.contrib.auth.backends import ModelBackend
 from django.test import Client
 
 from office.auth import DEVICE_COOKIE
 from office.models import ThrottleHit
-from tests.caching import clear_cache
 from tests.factories import make_user
 from tests.reliability.test_workers import _free_port
 from tests.threads import at_once
@@ -24,32 +21,6 @@ _addresses = itertools.count(2)
 
 def _address() -> str:
     return f"127.0.1.{next(_addresses)}"
-
-
-@pytest.fixture
-def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The usernames whose password Django's backend checked, from any thread."""
-    checked: list[str] = []
-    lock = threading.Lock()
-    real = ModelBackend.authenticate
-
-    def spy(self: Any, request: Any, username: Any = None, password: Any = None, **kw: Any) -> Any:
-        with lock:
-            checked.append(username)
-        return real(self, request, username=username, password=password, **kw)
-
-    monkeypatch.setattr(ModelBackend, "authenticate", spy)
-    return checked
-
-
-@pytest.fixture
-def limits(settings: Any) -> Any:
-    clear_cache()
-    settings.LOGIN_FAILURE_LIMIT = 10
-    settings.LOGIN_FAILURE_SOURCE_LIMIT = 5
-    settings.LOGIN_FAILURE_ADDRESS_LIMIT = 50
-    settings.LOGIN_FAILURE_WINDOW = 900
-    return settings
 
 
 def _login(client: Client, username: str, password: str) -> int:

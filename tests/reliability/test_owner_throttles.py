@@ -9,11 +9,9 @@ at once stay within a limit of 30."""
 
 import base64
 import itertools
-import threading
 from typing import Any
 
 import pytest
-from django.contrib.auth.backends import ModelBackend
 from django.core import mail
 from django.test import Client
 
@@ -23,6 +21,7 @@ from office.auth import DEVICE_COOKIE
 from office.models import ChannelKind
 from tests.caching import clear_cache
 from tests.factories import dm_channel, make_office, make_user
+from tests.reliability.test_login_throttle import _login
 from tests.reliability.test_unmetered import _reload_urls
 from tests.reliability.test_workers import _free_port
 from tests.threads import at_once
@@ -34,36 +33,6 @@ _addresses = itertools.count(2)
 
 def _address() -> str:
     return f"127.0.42.{next(_addresses)}"
-
-
-@pytest.fixture
-def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The usernames whose password Django's backend checked, from any thread."""
-    checked: list[str] = []
-    lock = threading.Lock()
-    real = ModelBackend.authenticate
-
-    def spy(self: Any, request: Any, username: Any = None, password: Any = None, **kw: Any) -> Any:
-        with lock:
-            checked.append(username)
-        return real(self, request, username=username, password=password, **kw)
-
-    monkeypatch.setattr(ModelBackend, "authenticate", spy)
-    return checked
-
-
-@pytest.fixture
-def limits(settings: Any) -> Any:
-    clear_cache()
-    settings.LOGIN_FAILURE_LIMIT = 10
-    settings.LOGIN_FAILURE_SOURCE_LIMIT = 5
-    settings.LOGIN_FAILURE_ADDRESS_LIMIT = 50
-    settings.LOGIN_FAILURE_WINDOW = 900
-    return settings
-
-
-def _login(client: Client, username: str, password: str) -> int:
-    return client.post("/accounts/login/", {"username": username, "password": password}).status_code
 
 
 def _basic(username: str, password: str) -> str:
