@@ -26,7 +26,7 @@ if str(ROOT) not in sys.path:
 from bench import harness  # noqa: E402
 from bench.harness import BenchError, log  # noqa: E402
 from bench.harness.reports import percentile  # noqa: E402
-from bench.report import Table, record_run  # noqa: E402
+from bench.report import Table, emit  # noqa: E402
 
 TARGET_P50 = 2.5
 
@@ -128,10 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nBenchmark stopped: {exc}", file=sys.stderr)
         return 2
     sizes = f"{args.clients} clients × {args.instructions}, model {args.delay_ms:g} ms"
-    harness.print_table(f"First reply.delta, cold start against warm ({sizes})", rows)
+    emit(f"cold_start.py ({sizes})", [Table("First reply.delta", rows)], record=not args.no_record)
     print(f"\ntarget: cold p50 <= {TARGET_P50} s")
-    if not args.no_record:
-        record_run(f"cold_start.py ({sizes})", [Table("First reply.delta", rows)])
     return 0
 
 

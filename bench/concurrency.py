@@ -1,46 +1,16 @@
-"""Concurrency benchmark: the two runtimes of docs/design.md §8, one after the other, in one run.
+"""Concurrency benchmark: both runtimes of docs/design.md §8 one after the other, with real
+WebSocket clients against the local OpenAI-compatible server (see bench/harness/).
 
-- embedded: Daphne alone, TASK_RUNNER=thread (replies and background lanes are thread
-  pools inside the web process: REPLY_CONCURRENCY 64, BACKGROUND_CONCURRENCY 2), a
-  scratch SQLite file, no REDIS_URL (in-memory channel layer);
-- production: PostgreSQL (a scratch database) + Redis + Daphne + a `replies` Celery worker
-  on threads (--concurrency 64, DATABASE_POOL_MAX 16) + a `background` worker (threads,
-  --concurrency 8), as docker-compose.yml runs them.
-
-Both talk to the local OpenAI-compatible server (tests/fake_openai.py) through the real
-SDK (LLM_PROVIDER=openai). WebSocket clients are real: one user, office, session cookie
-and 1:1 channel each, one instruction at a time (see bench/harness/). Scenarios:
-
-1. The model answers after 2 s; 50 clients x 4 instructions: instruction -> first
-   reply.delta p50 / p95 (targets 2.5 s / 3.5 s), nothing lost or doubled (the database
-   check), peak database connections, peak RSS.
-2. The model answers at once; 50 clients x 20: missions/s, beside a bare Daphne + Channels
-   echo of the same frames (bench/echo_asgi.py) driven by the same clients in the same
-   run; the ratio missions/s / echo/s is the figure (targets: 80 missions/s embedded, 50
-   production).
-3. One client alone, the model at once: first reply.delta p50 (targets 30 ms embedded,
-   60 ms production).
-4. The model answers in 200 ms, FOLD_BATCH=1; 20 clients x 10 chat twice: alone, then
-   while a backlog of 200 folds is queued (`summaries.tasks.summary_fold` queued by name in
-   the web process, as services do, for 200 sessions that each hold one finished mission
-   outside the detail window, so each fold is a model call): first-delta p95 with the
-   backlog / p95 without it (target <= 1.2).
-5. Model calls per 100 missions (replies, folds, extractions), counted by the model
-   server, with FOLD_BATCH=1 ("before batching") and FOLD_BATCH=8 ("after").
-6. Plans: the model answers after 2 s; 10 clients each send one master-channel
-   instruction naming three colleagues at once: instruction -> the plan's `plan` frame
-   saying "done" (three delegated missions in parallel, then one synthesis: about 4 s
-   when they run at once, 8 s one after another). Run last: the delegated missions land
-   in the 1:1 channels the other scenarios count. `--only-plans` runs just this one.
-
-Between scenarios the services are restarted with the scenario's model delay and
-FOLD_BATCH (same database); each restart is followed by a short unmeasured warm-up
-client. For the whole run INSTRUCTION_RATE_LIMIT=0 (clients send faster than a person)
-and SWEEP_INTERVAL=3600 (no sweeper queues folds behind the scenario's back). Figures are
-ratios and percentiles of this one run on a shared machine; nothing here is a test.
-
-Everything started is stopped, the scratch database dropped, the SQLite file removed and
-the Redis DB flushed, also on failure, within --budget seconds. From the project root:
+Scenarios (docs/benchmarks.md has the targets): 1. the model answers in 2 s, 50 clients x 4:
+first-delta p50 / p95, nothing lost or doubled; 2. the model answers at once, 50 x 20:
+missions/s beside a bare Daphne + Channels echo of the same frames (bench/echo_asgi.py);
+3. one client alone: first-delta p50 (also sending only once the server is idle); 4. reply
+p95 while 200 folds are queued (FOLD_BATCH=1, model 200 ms) against without; 5. model calls
+per 100 missions with FOLD_BATCH 1 and 8; 6. ten master-channel plans of three delegates at
+once: instruction to plan done (last: its missions land in the 1:1 channels counted above).
+Between scenarios the services restart with the scenario's model delay and FOLD_BATCH (same
+database), then an unmeasured warm-up client runs; INSTRUCTION_RATE_LIMIT=0 and
+SWEEP_INTERVAL=3600 throughout. Everything started is stopped and removed within --budget.
 
     .venv/bin/python bench/concurrency.py --quick    # smoke run, a few minutes
     .venv/bin/python bench/concurrency.py            # full size

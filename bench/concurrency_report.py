@@ -3,6 +3,7 @@ tables it prints."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bench import harness
@@ -161,6 +162,11 @@ def figures(run: Run) -> Figures:
     )
 
 
+def _info(label: str, value: str, scenario: str = "") -> tuple[str, ...]:
+    """A row of a figure without a target."""
+    return (scenario, label, value, "", "")
+
+
 def print_runtime(run: Run, sizes: Sizes) -> Figures:
     f = figures(run)
     p = run.phases
@@ -168,9 +174,11 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
     backlog = p["s4_backlog"]
     backlog_folds_while = backlog.extra["calls_while_chatting"].get("SummaryState", 0)
     backlog_folds_all = backlog.calls.get("SummaryState", 0)
+    s2_target, s3_target = target["s2_missions_per_s"], target["s3_p50"]
     print(f"\n=== {f.runtime}: {run.stack.workers_summary()} ===")
-    rows: list[tuple[str, ...]] = [("scenario", "figure", "value", "target", "")]
-    rows += [
+    lost_doubled = f"{f.s1_lost} / {f.s1_doubled}"
+    rows: list[tuple[str, ...]] = [
+        ("scenario", "figure", "value", "target", ""),
         (
             f"1. model 2 s, {sizes.s1_clients} x {sizes.s1_instructions}",
             "instruction -> first delta p50",
@@ -179,111 +187,66 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
             _verdict(f.s1_p50 <= S1_P50),
         ),
         ("", "first delta p95", _s(f.s1_p95), f"<= {S1_P95:g} s", _verdict(f.s1_p95 <= S1_P95)),
-        (
-            "",
-            "lost / doubled",
-            f"{f.s1_lost} / {f.s1_doubled}",
-            "0 / 0",
-            _verdict(not (f.s1_lost or f.s1_doubled)),
-        ),
-        ("", "peak DB connections", f.s1_connections, "", ""),
-        ("", "peak RSS", f.s1_rss, "", ""),
+        ("", "lost / doubled", lost_doubled, "0 / 0", _verdict(lost_doubled == "0 / 0")),
+        _info("peak DB connections", f.s1_connections),
+        _info("peak RSS", f.s1_rss),
         (
             f"2. model at once, {sizes.s2_clients} x {sizes.s2_instructions}",
             "missions/s",
             f"{f.s2_mps:.1f}",
-            f">= {target['s2_missions_per_s']:g}",
-            _verdict(f.s2_mps >= target["s2_missions_per_s"]),
+            f">= {s2_target:g}",
+            _verdict(f.s2_mps >= s2_target),
         ),
-        ("", "echo (Daphne + Channels) /s", f"{f.echo_mps:.1f}", "", ""),
-        ("", "missions/s / echo/s", f"{f.s2_ratio:.3f}", "", ""),
-        (
-            "",
-            "first delta p50 / p95",
-            f"{_s(p['s2'].first_delta(50))} / {_s(p['s2'].first_delta(95))}",
-            "",
-            "",
-        ),
-        (
-            "",
+        _info("echo (Daphne + Channels) /s", f"{f.echo_mps:.1f}"),
+        _info("missions/s / echo/s", f"{f.s2_ratio:.3f}"),
+        _info("first delta p50 / p95", _p50_p95(p["s2"])),
+        _info(
             "CPU per mission (queues drained)",
             ", ".join(f"{name} {ms:.1f} ms" for name, ms in f.s2_cpu_ms.items()),
-            "",
-            "",
         ),
-        (
-            "",
-            "... Daphne's, by thread",
-            _by_thread(f.s2_web_threads_ms),
-            "",
-            "",
-        ),
-        ("", "... the same, one client alone (3.)", _by_thread(f.s3_web_threads_ms), "", ""),
-        ("", "servers' CPU / the model's per request", _ratio(_gauged(f.s2_cpu_ms)), "", ""),
+        _info("... Daphne's, by thread", _by_thread(f.s2_web_threads_ms)),
+        _info("... the same, one client alone (3.)", _by_thread(f.s3_web_threads_ms)),
+        _info("servers' CPU / the model's per request", _ratio(_gauged(f.s2_cpu_ms))),
         (
             f"3. one client, model at once, x {sizes.s3_instructions}",
             "first delta p50",
             _s(f.s3_p50),
-            f"<= {target['s3_p50'] * 1000:g} ms",
-            _verdict(f.s3_p50 <= target["s3_p50"]),
+            f"<= {s3_target * 1000:g} ms",
+            _verdict(f.s3_p50 <= s3_target),
         ),
-        (
-            "",
+        _info(
             "first delta p95 / echo p50",
             f"{_s(p['s3'].first_delta(95))} / {_s(p['echo'].first_delta(50))}",
-            "",
-            "",
         ),
-        (
-            "",
-            "p50 / p95 sending only once idle",
-            f"{_s(f.s3_idle_p50)} / {_s(p['s3_idle'].first_delta(95))}",
-            "",
-            "",
-        ),
-        (
-            f"4. model {sizes.s4_delay_ms:g} ms, {sizes.s4_clients} x {sizes.s4_instructions}, "
-            "FOLD_BATCH=1",
+        _info("p50 / p95 sending only once idle", _p50_p95(p["s3_idle"])),
+        _info(
             "first delta p95 alone (before + after)",
             _s(f.s4_alone_p95),
-            "",
-            "",
+            f"4. model {sizes.s4_delay_ms:g} ms, {sizes.s4_clients} x {sizes.s4_instructions}, "
+            "FOLD_BATCH=1",
         ),
-        ("", f"... with {sizes.s4_backlog} folds queued", _s(f.s4_backlog_p95), "", ""),
+        _info(f"... with {sizes.s4_backlog} folds queued", _s(f.s4_backlog_p95)),
         ("", "ratio", f"{f.s4_ratio:.2f}", f"<= {S4_RATIO:g}", _verdict(f.s4_ratio <= S4_RATIO)),
-        (
-            "",
+        _info(
             "p95 alone before / after",
             f"{_s(p['s4_alone'].first_delta(95))} / {_s(p['s4_alone_after'].first_delta(95))}",
-            "",
-            "",
         ),
-        (
-            "",
+        _info(
             "p50 alone before / with backlog / after",
-            f"{_s(p['s4_alone'].first_delta(50))} / {_s(backlog.first_delta(50))} / "
-            f"{_s(p['s4_alone_after'].first_delta(50))}",
-            "",
-            "",
+            " / ".join(
+                _s(p[k].first_delta(50)) for k in ("s4_alone", "s4_backlog", "s4_alone_after")
+            ),
         ),
-        (
+        _info(
+            "fold requests while chatting / in all", f"{backlog_folds_while} / {backlog_folds_all}"
+        ),
+        _info(
+            "FOLD_BATCH=1 -> 8 (before -> after)",
             "",
-            "fold requests while chatting / in all",
-            f"{backlog_folds_while} / {backlog_folds_all}",
-            "",
-            "",
+            f"5. model calls per 100 missions, {sizes.s5_clients} x {sizes.s5_instructions}",
         ),
     ]
     b1, b8 = f.s5["s5_b1"], f.s5["s5_b8"]
-    rows.append(
-        (
-            f"5. model calls per 100 missions, {sizes.s5_clients} x {sizes.s5_instructions}",
-            "FOLD_BATCH=1 -> 8 (before -> after)",
-            "",
-            "",
-            "",
-        )
-    )
     for name, label in (
         ("all", "all model calls"),
         ("replies", "replies (streamed)"),
@@ -291,13 +254,13 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
         ("fold requests", "fold requests (SummaryState)"),
         ("extractions", "extractions (MemoryCandidates)"),
     ):
-        rows.append(("", label, f"{b1[name]:.1f} -> {b8[name]:.1f}", "", ""))
+        rows.append(_info(label, f"{b1[name]:.1f} -> {b8[name]:.1f}"))
     # The fake model answers a fold with "{}", which the verifier rejects: each fold asks
     # twice, then falls back to the extractive fold. More than two requests per committed
     # fold are proposals that lost the commit race to a concurrent fold of the session.
     per_fold = [c["fold requests"] / c["folds"] if c["folds"] else float("nan") for c in (b1, b8)]
     rows.append(
-        ("", "fold requests per committed fold", f"{per_fold[0]:.2f} -> {per_fold[1]:.2f}", "", "")
+        _info("fold requests per committed fold", f"{per_fold[0]:.2f} -> {per_fold[1]:.2f}")
     )
     harness.print_table(f"{f.runtime} runtime", rows)
     if f.problems:
@@ -305,6 +268,10 @@ def print_runtime(run: Run, sizes: Sizes) -> Figures:
         for line in f.problems[:30]:
             print(f"  - {line}")
     return f
+
+
+def _p50_p95(phase: Phase) -> str:
+    return f"{_s(phase.first_delta(50))} / {_s(phase.first_delta(95))}"
 
 
 def print_plans(run: Run, sizes: Sizes) -> list[str]:
@@ -341,70 +308,58 @@ def print_plans(run: Run, sizes: Sizes) -> list[str]:
     return problems
 
 
+def _s2_target(f: Figures) -> float:
+    return TARGETS[f.runtime]["s2_missions_per_s"]
+
+
+def _s3(seconds: float, f: Figures) -> str:
+    return f"{_s(seconds)} {_verdict(seconds <= TARGETS[f.runtime]['s3_p50'])}"
+
+
+SUMMARY: list[tuple[str, Callable[[Figures], str]]] = [
+    (
+        "1. first delta p50 / p95 (model 2 s)",
+        lambda f: (
+            f"{_s(f.s1_p50)} / {_s(f.s1_p95)} "
+            + _verdict(f.s1_p50 <= S1_P50 and f.s1_p95 <= S1_P95)
+        ),
+    ),
+    ("1. lost / doubled", lambda f: f"{f.s1_lost} / {f.s1_doubled}"),
+    ("1. peak DB connections", lambda f: f.s1_connections),
+    ("1. peak RSS", lambda f: f.s1_rss),
+    (
+        "2. missions/s (target)",
+        lambda f: f"{f.s2_mps:.1f} (>= {_s2_target(f):g}) {_verdict(f.s2_mps >= _s2_target(f))}",
+    ),
+    ("2. echo/s", lambda f: f"{f.echo_mps:.1f}"),
+    ("2. missions/s / echo/s", lambda f: f"{f.s2_ratio:.3f}"),
+    ("2. CPU per mission, the servers", lambda f: f"{_servers_ms(f.s2_cpu_ms):.0f} ms"),
+    ("2. servers' CPU / the model's per request", lambda f: _ratio(_gauged(f.s2_cpu_ms))),
+    ("2. cores the servers kept busy", lambda f: f"{_cores(f.s2_mps, f.s2_cpu_ms):.2f}"),
+    (
+        "2. CPU per mission the target allows at that",
+        lambda f: f"{_allowed_ms(_cores(f.s2_mps, f.s2_cpu_ms), _s2_target(f)):.0f} ms",
+    ),
+    ("3. lone first delta p50", lambda f: _s3(f.s3_p50, f)),
+    ("3. ... sending only once idle", lambda f: _s3(f.s3_idle_p50, f)),
+    (
+        "4. p95 with backlog / alone",
+        lambda f: f"{f.s4_ratio:.2f} {_verdict(f.s4_ratio <= S4_RATIO)}",
+    ),
+    *(
+        (
+            f"5. calls / 100 missions {label}",
+            lambda f, key=key: f"{f.s5[key]['all']:.0f} (folds {f.s5[key]['folds']:.1f})",
+        )
+        for key, label in (("s5_b1", "before (FOLD_BATCH=1)"), ("s5_b8", "after (FOLD_BATCH=8)"))
+    ),
+    ("count-check / client problems", lambda f: str(len(f.problems))),
+]
+
+
 def print_summary(results: list[Figures], failed: dict[str, str]) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [("figure", *(f.runtime for f in results))]
-
-    def row(label: str, cells: list[str]) -> None:
-        rows.append((label, *cells))
-
-    row(
-        "1. first delta p50 / p95 (model 2 s)",
-        [
-            f"{_s(f.s1_p50)} / {_s(f.s1_p95)} {_verdict(f.s1_p50 <= S1_P50 and f.s1_p95 <= S1_P95)}"
-            for f in results
-        ],
-    )
-    row("1. lost / doubled", [f"{f.s1_lost} / {f.s1_doubled}" for f in results])
-    row("1. peak DB connections", [f.s1_connections for f in results])
-    row("1. peak RSS", [f.s1_rss for f in results])
-    row(
-        "2. missions/s (target)",
-        [
-            f"{f.s2_mps:.1f} (>= {TARGETS[f.runtime]['s2_missions_per_s']:g}) "
-            f"{_verdict(f.s2_mps >= TARGETS[f.runtime]['s2_missions_per_s'])}"
-            for f in results
-        ],
-    )
-    row("2. echo/s", [f"{f.echo_mps:.1f}" for f in results])
-    row("2. missions/s / echo/s", [f"{f.s2_ratio:.3f}" for f in results])
-    row(
-        "2. CPU per mission, the servers",
-        [f"{_servers_ms(f.s2_cpu_ms):.0f} ms" for f in results],
-    )
-    row(
-        "2. servers' CPU / the model's per request",
-        [_ratio(_gauged(f.s2_cpu_ms)) for f in results],
-    )
-    cores = [_cores(f.s2_mps, f.s2_cpu_ms) for f in results]
-    row("2. cores the servers kept busy", [f"{c:.2f}" for c in cores])
-    row(
-        "2. CPU per mission the target allows at that",
-        [
-            f"{_allowed_ms(c, TARGETS[f.runtime]['s2_missions_per_s']):.0f} ms"
-            for c, f in zip(cores, results, strict=True)
-        ],
-    )
-    row(
-        "3. lone first delta p50",
-        [f"{_s(f.s3_p50)} {_verdict(f.s3_p50 <= TARGETS[f.runtime]['s3_p50'])}" for f in results],
-    )
-    row(
-        "3. ... sending only once idle",
-        [
-            f"{_s(f.s3_idle_p50)} {_verdict(f.s3_idle_p50 <= TARGETS[f.runtime]['s3_p50'])}"
-            for f in results
-        ],
-    )
-    row(
-        "4. p95 with backlog / alone",
-        [f"{f.s4_ratio:.2f} {_verdict(f.s4_ratio <= S4_RATIO)}" for f in results],
-    )
-    for key, label in (("s5_b1", "before (FOLD_BATCH=1)"), ("s5_b8", "after (FOLD_BATCH=8)")):
-        row(
-            f"5. calls / 100 missions {label}",
-            [f"{f.s5[key]['all']:.0f} (folds {f.s5[key]['folds']:.1f})" for f in results],
-        )
-    row("count-check / client problems", [str(len(f.problems)) for f in results])
+    rows += [(label, *(cell(f) for f in results)) for label, cell in SUMMARY]
     harness.print_table("Summary", rows)
     for runtime, reason in failed.items():
         print(f"  {runtime}: not measured: {reason}")

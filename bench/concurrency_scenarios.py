@@ -426,18 +426,7 @@ async def _plan_client(
     go: asyncio.Event,
     timeout: float,
 ) -> float | str:
-    from websockets.asyncio.client import connect
-    from websockets.typing import Origin
-
-    async with connect(
-        f"ws://127.0.0.1:{port}/ws/channels/{channel_id}/",
-        origin=Origin(f"http://127.0.0.1:{port}"),
-        additional_headers={"Cookie": f"{user.cookie_name}={user.cookie}"},
-        compression=None,
-        ping_interval=None,
-        open_timeout=60,
-        max_size=2**22,
-    ) as ws:
+    async with harness.connect(port, user, channel_id) as ws:
         connected.set()
         await go.wait()
         sent = time.perf_counter()

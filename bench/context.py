@@ -322,57 +322,6 @@ def _prefix(name: str) -> dict[str, object]:
     }
 
 
-def print_report(all_results: list[dict[str, object]]) -> None:
-    for results in all_results:
-        raw: dict[str, dict[str, float]] = results["lengths"]  # type: ignore[assignment]
-        lengths = {int(k): v for k, v in raw.items()}
-        base = lengths[LENGTHS[0]]
-        print(f"\n== {results['vendor']} ==")
-        print(
-            f"{'missions':>8} {'assembly ms':>12} {'x10':>6} {'queries':>8} {'x10':>5} "
-            f"{'prompt chars':>13} {'naive chars':>12} {'prompt/naive':>13} {'fold ms/mission':>16}"
-        )
-        for count in LENGTHS:
-            row = lengths[count]
-            print(
-                f"{count:>8} {row['assembly_ms']:>12.2f} "
-                f"{row['assembly_ms'] / base['assembly_ms']:>6.2f} {row['queries']:>8} "
-                f"{row['queries'] / base['queries']:>5.2f} {row['prompt_chars']:>13} "
-                f"{row['naive_chars']:>12} {row['prompt_chars'] / row['naive_chars']:>13.3f} "
-                f"{row['fold_ms_per_mission']:>16.2f}"
-            )
-        growth = lengths[1000]["prompt_chars"] / lengths[100]["prompt_chars"]
-        speed = lengths[1000]["assembly_ms"] / base["assembly_ms"]
-        print(f"prompt 1000 / prompt 100 = {growth:.3f} (target <= 1.05)")
-        print(f"assembly 1000 / assembly 10 = {speed:.2f} (target <= 1.5 on PostgreSQL)")
-        print("retention (facts planted in missions 2-9, probed with a generic instruction):")
-        for n, probe in results["retention"].items():  # type: ignore[attr-defined]
-            kept = sum(probe["kept"].values())
-            missing = [k for k, v in probe["kept"].items() if not v]
-            print(
-                f"  after {n:>3} missions: {kept}/{len(probe['kept'])} planted facts in context"
-                f"{' (missing: ' + ', '.join(missing) + ')' if missing else ''}; reversed "
-                f"decision only as superseded: {probe['reversed_only_superseded']}; summary "
-                f"{probe['summary_chars']} chars, prompt {probe['prompt_chars']} chars"
-            )
-        _print_prefix(results)
-
-
-def _print_prefix(results: dict[str, object]) -> None:
-    print(
-        f"identical prefix between consecutive prompts (first {PREFIX_MISSIONS} missions, "
-        f"folds in batches; from the first prompt with a summary; target: median >= "
-        f"{PREFIX_TARGET_CHARS:,} chars):"
-    )
-    for row in results.get("prefix", []):  # type: ignore[attr-defined]
-        print(
-            f"  {row['transcript']}: median {row['median_chars']:,.0f} chars "
-            f"({row['median_share']:.2f} of the prompt), >= {PREFIX_TARGET_CHARS:,} in "
-            f"{row['hits']} of {row['transitions']}; at the {row['folds']} folds median "
-            f"{row['median_at_fold']:,.0f}; stable prefix reported {row['median_stable']:,.0f}"
-        )
-
-
 def tables(all_results: list[dict[str, object]]) -> list[Table]:
     """The run's figures for docs/benchmarks.md: one row per database and history length."""
     rows: list[tuple[object, ...]] = [
@@ -384,6 +333,7 @@ def tables(all_results: list[dict[str, object]]) -> list[Table]:
             "queries",
             "prompt chars",
             "naive full history",
+            "fold per folded mission",
         )
     ]
     for results in all_results:
@@ -401,6 +351,7 @@ def tables(all_results: list[dict[str, object]]) -> list[Table]:
                     row["queries"],
                     f"{row['prompt_chars']:,}",
                     f"{row['naive_chars']:,}",
+                    f"{row['fold_ms_per_mission']:.2f} ms",
                 )
             )
     prefix: list[tuple[object, ...]] = [
@@ -429,8 +380,33 @@ def tables(all_results: list[dict[str, object]]) -> list[Table]:
                     f"{row['median_stable']:,.0f}",
                 )
             )
+    retention: list[tuple[object, ...]] = [
+        (
+            "database",
+            "missions",
+            "planted facts in the prompt",
+            "reversed decision only as superseded",
+            "summary chars",
+            "prompt chars",
+        )
+    ]
+    for results in all_results:
+        for n, probe in results["retention"].items():  # type: ignore[attr-defined]
+            missing = [k for k, v in probe["kept"].items() if not v]
+            kept = f"{len(probe['kept']) - len(missing)}/{len(probe['kept'])}"
+            retention.append(
+                (
+                    results["vendor"],
+                    n,
+                    kept + (f" (missing: {', '.join(missing)})" if missing else ""),
+                    "yes" if probe["reversed_only_superseded"] else "no",
+                    f"{probe['summary_chars']:,}",
+                    f"{probe['prompt_chars']:,}",
+                )
+            )
     return [
         Table("Context assembly by history length", rows),
+        Table("Facts planted in missions 2-9, probed with a generic instruction", retention),
         Table(
             f"Identical prefix between consecutive prompts (first {PREFIX_MISSIONS} missions, "
             "folds in batches, from the first prompt with a summary)",
@@ -444,6 +420,5 @@ if __name__ == "__main__":
         script=__file__,
         description=__doc__.split("\n\n")[0],
         measure=run_one_database,
-        report=print_report,
         tables=tables,
     )

@@ -43,7 +43,7 @@ from channels.consumer import AsyncConsumer  # noqa: E402
 from channels.testing import WebsocketCommunicator  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from bench.report import Table, markdown_table, record_run  # noqa: E402
+from bench.report import Table, emit  # noqa: E402
 from push.events import group_name, send_frame  # noqa: E402
 from push.frames import ReplyDeltaFrame  # noqa: E402
 from realtime.consumers import ChannelConsumer  # noqa: E402
@@ -133,10 +133,7 @@ async def _main(args: argparse.Namespace) -> None:
                 f"{statistics.median(cpus):.1f}",
             ]
         )
-    table = Table(title, rows)
-    print(f"{title}\n\n{markdown_table(table)}")
-    if not args.no_record:
-        record_run("dispatch.py", [table])
+    emit("dispatch.py", [Table(title, rows)], record=not args.no_record)
 
 
 def main() -> int:

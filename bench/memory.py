@@ -173,20 +173,6 @@ def _measure() -> dict[str, object]:
     }
 
 
-def print_report(results: list[dict[str, Any]]) -> None:
-    for data in results:
-        times = {int(k): v for k, v in data["assembly_ms"].items()}
-        base = times[SIZES[0]]
-        print(f"\n== {data['vendor']} ==")
-        print(f"{'items':>7} {'assembly ms':>12} {'x100':>6}")
-        for size in SIZES:
-            print(f"{size:>7} {times[size]:>12.2f} {times[size] / base:>6.2f}")
-        print(
-            f"recall@budget over {PROBES} probes: {data['recall_at_budget']:.2f} "
-            f"(budget {data['budget']} chars; sections over budget: {data['over_budget']})"
-        )
-
-
 def tables(results: list[dict[str, Any]]) -> list[Table]:
     """The run's figures for docs/benchmarks.md: one row per database."""
     header = (
@@ -215,6 +201,5 @@ if __name__ == "__main__":
         script=__file__,
         description=(__doc__ or "").split("\n\n")[0],
         measure=run_one_database,
-        report=print_report,
         tables=tables,
     )

@@ -143,19 +143,6 @@ def _rounds() -> dict[str, Any]:
     }
 
 
-def report(results: list[dict[str, Any]]) -> None:
-    print(f"CPU per mission, one process, one mission at a time ({MISSIONS} per channel)")
-    print(
-        f"{'database':12} {'lowest':>9} {'median':>9} {'of it, gc':>10} {'queries':>8}"
-        "  rounds x missions"
-    )
-    for r in results:
-        print(
-            f"{r['database']:12} {r['lowest_ms']:7.2f}ms {r['median_ms']:7.2f}ms "
-            f"{r['gc_ms']:8.2f}ms {r['queries']:8.1f}  {r['rounds']} x {r['missions']}"
-        )
-
-
 def tables(results: list[dict[str, Any]]) -> list[Table]:
     """The run's figures for docs/benchmarks.md: one row per database."""
     rows: list[tuple[object, ...]] = [
@@ -180,6 +167,5 @@ if __name__ == "__main__":
         script=__file__,
         description=__doc__.splitlines()[0] if __doc__ else "",
         measure=measure,
-        report=report,
         tables=tables,
     )

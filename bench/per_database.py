@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench.report import Table, record_run
+from bench.report import Table, emit
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -39,12 +39,12 @@ def main(
     script: str,
     description: str,
     measure: Callable[[], dict[str, Any]],
-    report: Callable[[list[dict[str, Any]]], None],
     tables: Callable[[list[dict[str, Any]]], list[Table]] | None = None,
+    report: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> None:
-    """`--database sqlite|postgres|both`: run `measure` in a child process per database
-    and hand the results to `report`; then append `tables` of them to docs/benchmarks.md
-    (bench/report.py) unless `--no-record`."""
+    """`--database sqlite|postgres|both`: run `measure` in a child process per database,
+    print the `tables` of the results (or hand them to `report`) and append the tables to
+    docs/benchmarks.md (bench/report.py) unless `--no-record`."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -77,6 +77,9 @@ def main(
             print(f"{target}: skipped ({child.stderr.strip().splitlines()[-1:]})")
             continue
         results.append(json.loads(child.stdout.strip().splitlines()[-1]))
-    report(results)
-    if tables is not None and results and not args.no_record:
-        record_run(Path(script).name, tables(results))
+    if report is not None:
+        report(results)
+    if results and tables is not None:
+        emit(
+            Path(script).name, tables(results), record=not args.no_record, quiet=report is not None
+        )

@@ -1,24 +1,16 @@
-"""Real-time benchmark: Daphne + Redis channel layer + a Celery worker per lane (one
-`replies` worker on threads, one `background` worker) + the local OpenAI-compatible server
-answering at once.
+"""Real-time and load benchmarks: the production stack (Daphne, Redis, PostgreSQL, Celery
+workers of both queues, the local OpenAI-compatible server), N WebSocket clients, each its
+own user, office, session cookie and 1:1 channel, sending M instructions one after another;
+then the count check of the database (every instruction exactly one mission, done, with
+exactly one saved reply; the long-session notices exactly where due). Reported: missions/s,
+latency percentiles to the first reply.delta and to reply.done, model calls, peak
+connections and RSS. Exit status 1 when the count check (with --load, also the notice
+check) fails, 2 when the run could not complete. See docs/benchmarks.md.
 
-50 concurrent WebSocket clients (default), each its own user with its own office, connect
-to a 1:1 channel with a real session cookie and Origin header, and send 20 instructions one
-after another (a unique client_id each, the next only after the previous reply.done).
-
-Reported: missions per second (reply.done frames received / wall time from the first send
-to the last reply.done), p50/p95 time from sending an instruction to its first
-reply.delta and to its reply.done, and the count check read from the database afterwards:
-every instruction has exactly one mission, done, with a non-empty reply and exactly one
-saved reply message (nothing lost, nothing doubled), and the model calls made until the
-queues drained (counted by the model server). Long-session notices are shown too (20
-instructions take every session to the threshold). Exit status 1 when the count check
-fails. --pool / --concurrency / --background-* choose the workers' pools and sizes.
-
-Everything runs on 127.0.0.1 in a scratch PostgreSQL database and a dedicated Redis DB
-index, both cleaned up afterwards (see bench/harness/). From the project root:
-
-    .venv/bin/python bench/realtime.py                            # full size
+    .venv/bin/python bench/realtime.py                   # 50 clients x 20, model at once
+    .venv/bin/python bench/realtime.py --load            # 100 x 10, 2 replies workers,
+                                                         # model 50 ms, every other session
+                                                         # pre-filled to cross 20 missions
     .venv/bin/python bench/realtime.py --clients 5 --instructions 3   # quick
 """
 
@@ -31,17 +23,32 @@ if str(ROOT) not in sys.path:
 
 from bench import harness  # noqa: E402
 
+# The two presets: (clients, instructions, replies workers, model delay ms, percentiles).
+REALTIME = (50, 20, 1, 0.0, (50, 95))
+LOAD = (100, 10, 2, 50.0, (50, 95, 99))
 
-def main() -> int:
+
+def main(argv: list[str] | None = None) -> int:
+    load = "--load" in (sys.argv[1:] if argv is None else argv)
+    clients, instructions, workers, delay_ms, percentiles = LOAD if load else REALTIME
     parser = harness.benchmark_parser(__doc__)
-    harness.add_common_arguments(parser, clients=50, instructions=20, workers=1, delay_ms=0.0)
-    args = parser.parse_args()
+    parser.add_argument("--load", action="store_true", help="the load preset (above)")
+    harness.add_common_arguments(
+        parser, clients=clients, instructions=instructions, workers=workers, delay_ms=delay_ms
+    )
+    parser.add_argument(
+        "--prefill",
+        type=int,
+        default=15 if load else 0,
+        help="finished missions already in every other client's session",
+    )
+    args = parser.parse_args(argv)
     return harness.run_benchmark(
         args,
-        title="Realtime",
-        prefill=[0] * args.clients,
-        percentiles=(50, 95),
-        notices_must_match=False,
+        title="Load" if load else "Realtime",
+        prefill=[args.prefill if n % 2 == 0 else 0 for n in range(args.clients)],
+        percentiles=percentiles,
+        notices_must_match=load,
     )
 
 

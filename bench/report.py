@@ -91,6 +91,23 @@ def run_section(
     return "\n\n".join(parts) + "\n"
 
 
+def show(tables: Sequence[Table]) -> None:
+    """Print a run's tables as they are recorded."""
+    for table in tables:
+        print(f"\n**{table.title}**\n\n{markdown_table(table)}")
+
+
+def emit(
+    benchmark: str, tables: Sequence[Table], *, record: bool = True, quiet: bool = False
+) -> None:
+    """Print the run's tables (unless `quiet`) and, unless `record` is false
+    (--no-record), append them to docs/benchmarks.md."""
+    if not quiet:
+        show(tables)
+    if record:
+        record_run(benchmark, tables)
+
+
 def record_run(
     benchmark: str,
     tables: Sequence[Table],

@@ -28,16 +28,22 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.harness import PYTHON, benchmark_parser, free_port, log  # noqa: E402
-from bench.harness.reports import print_table  # noqa: E402
-from bench.report import Table, record_run  # noqa: E402
+from bench.harness import (  # noqa: E402
+    PYTHON,
+    BenchError,
+    benchmark_parser,
+    free_port,
+    log,
+    wait_healthy,
+)
+from bench.harness.sampling import status_kib  # noqa: E402
+from bench.report import Table, emit  # noqa: E402
 
 PIECE = 64 * 1024
 SERVERS = {
@@ -46,30 +52,9 @@ SERVERS = {
 }
 
 
-def _status(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM of a process, in KiB."""
-    values: dict[str, int] = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        name, _, rest = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
-            values[name] = int(rest.split()[0])
-    return values
-
-
-def _wait_ready(port: int, proc: subprocess.Popen[bytes], timeout: float = 180) -> None:
-    """Until /healthz answers 200: the office server has warmed up (what it loads is not
-    counted against the body)."""
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode}")
-        url = f"http://127.0.0.1:{port}/healthz"
-        with contextlib.suppress(OSError), opener.open(url, timeout=30) as response:
-            if response.status == 200:
-                return
-        time.sleep(0.2)
-    raise RuntimeError("the server was not ready in time")
+def _alive(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        raise BenchError(f"the server exited with {proc.returncode}")
 
 
 def post(port: int, *, size: int, chunked: bool) -> tuple[str, int, float]:
@@ -133,12 +118,12 @@ def measure(server: str, *, size: int, chunked: bool, database: str) -> tuple[st
         start_new_session=True,
     )
     try:
-        _wait_ready(port, proc)
+        wait_healthy(port, lambda: _alive(proc), 180)
         time.sleep(1)
-        before = _status(proc.pid)["VmRSS"]
+        before = status_kib(proc.pid)[1]
         status, sent, elapsed = post(port, size=size, chunked=chunked)
         time.sleep(2)
-        after = _status(proc.pid)
+        peak, after = status_kib(proc.pid)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
@@ -155,9 +140,9 @@ def measure(server: str, *, size: int, chunked: bool, database: str) -> tuple[st
         f"{sent / 2**20:,.1f} MiB",
         f"{elapsed:.2f} s",
         f"{before / mib:,.0f} MiB",
-        f"{after['VmHWM'] / mib:,.0f} MiB",
-        f"{after['VmRSS'] / mib:,.0f} MiB",
-        f"{(after['VmHWM'] - before) / mib:+,.0f} MiB",
+        f"{peak / mib:,.0f} MiB",
+        f"{after / mib:,.0f} MiB",
+        f"{(peak - before) / mib:+,.0f} MiB",
     )
 
 
@@ -196,9 +181,9 @@ def main(argv: list[str] | None = None) -> int:
             for chunked in (False, True):
                 rows.append(measure(server, size=size, chunked=chunked, database=database))
     title = f"A {args.size_mib:,} MiB unauthenticated POST to /accounts/login/"
-    print_table(title, rows)
-    if not args.no_record:
-        record_run(f"request_body.py ({args.size_mib:,} MiB)", [Table(title, rows)])
+    emit(
+        f"request_body.py ({args.size_mib:,} MiB)", [Table(title, rows)], record=not args.no_record
+    )
     return 0
 
 

@@ -5,6 +5,7 @@ of the history of the same size. Not part of the test suite.
     .venv/bin/python bench/retention.py                       # SQLite (a scratch file)
     .venv/bin/python bench/retention.py --database postgres   # a scratch PostgreSQL database
     .venv/bin/python bench/retention.py --database both
+    .venv/bin/python bench/retention.py --evaluation          # the office conversations
 
 Each transcript in bench/transcripts/ (NAME.jsonl, with NAME.questions.json; regenerate
 them with bench/transcripts/generate.py) is replayed into a fresh office's channel with
@@ -17,7 +18,12 @@ old value is never live in the summary (on a line with neither the "(superseded"
 nor the new value: the line that states the reversal names both), and the prompt stays
 within the channel's envelope. For every answer not found, the report shows what the
 context held instead: the planted mission's recall excerpt if it was recalled, and the
-summary and memory lines on the fact's subject."""
+summary and memory lines on the fact's subject.
+
+`--evaluation` replays the office conversations instead (bench/transcripts/data/: Korean,
+English and mixed; pastes, reversals in everyday words, the person's rules and rules only
+inside pastes) and asks every question after the last mission, with the meaning checks of
+bench/retention_meaning.py."""
 
 import io
 import json
@@ -35,11 +41,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import per_database  # noqa: E402
+from bench import per_database, retention_meaning  # noqa: E402
 from bench.retention_report import print_report, tables  # noqa: E402
 
 TRANSCRIPTS_DIR = ROOT / "bench" / "transcripts"
 TRANSCRIPTS = ("launch_en", "launch_ko", "long_talk_en", "long_talk_ko")
+# The office conversations of the meaning evaluation (issue 43; `--evaluation`): questions
+# asked after the last mission, with the checks of bench/retention_meaning.py.
+EVALUATION = ("bakery_ko", "bikeshop_en", "ceramics_mix")
 # A transcript's questions document may name its own checkpoints (long missions: fewer).
 CHECKPOINTS = (30, 60, 120)
 # docs/design.md §3: the envelope per channel kind, when settings do not say otherwise.
@@ -146,10 +155,6 @@ class PlainRetrieval:
                 chosen.append(index)
                 used += cost
         return "\n".join(self.units[i] for i in sorted(chosen))
-
-    def probe(self, question: str, *, size: int, answer: str, sentence: str) -> dict[str, bool]:
-        text = self.select(question, size)
-        return {"plain_hit": _found(answer, text), "plain_sentence": _stated(sentence, text)}
 
 
 # --- the measurement (in the child process) ---------------------------------------------
@@ -314,6 +319,8 @@ def _measure(scratch: Path) -> dict[str, Any]:
                     plain=plain,
                     checkpoint=checkpoint,
                     replay_seconds=replay_seconds,
+                    doc=doc,
+                    office=office,
                 )
             )
         results["transcripts"].append(record)
@@ -331,7 +338,11 @@ def _probe(
     plain: "PlainRetrieval",
     checkpoint: int,
     replay_seconds: float,
+    doc: dict[str, Any],
+    office: Any,
 ) -> dict[str, Any]:
+    meaning = "pastes" in doc
+    summary_texts: dict[str, str] = {}
     questions: list[dict[str, Any]] = []
     reversed_live: dict[str, list[str]] = {}
     reversed_state: dict[str, str] = {}
@@ -352,6 +363,7 @@ def _probe(
             for s in context.sections:
                 if s.name != "current" and s.name not in section_names:
                     section_names.append(s.name)
+            plain_text = plain.select(question["text"], total)
             entry: dict[str, Any] = {
                 "fact": fact["id"],
                 "kind": question["kind"],
@@ -361,15 +373,27 @@ def _probe(
                 "naive_hit": _found(answer, history[-total:]),
                 "naive_sentence": _stated(fact["sentence"], history[-total:]),
                 "sentence_hit": _stated(fact["sentence"], text),
-                **plain.probe(
-                    question["text"], size=total, answer=answer, sentence=fact["sentence"]
-                ),
+                "plain_hit": _found(answer, plain_text),
+                "plain_sentence": _stated(fact["sentence"], plain_text),
                 "sections": [
                     n for n, s in sections.items() if n != "current" and _found(answer, s.text)
                 ],
                 "prompt_chars": total,
             }
             summary = sections["summary"].text if "summary" in sections else ""
+            if meaning:
+                summary_texts.setdefault(fact["id"], summary)
+                shown = "\n".join(s.text for s in context.sections if s.name != "current")
+                system = sections["system"].text if "system" in sections else ""
+                entry.update(
+                    retention_meaning.question_checks(
+                        fact=fact,
+                        question=question,
+                        texts={"product": shown, "plain": plain_text, "newest": history[-total:]},
+                        system=system,
+                        rules=doc["rules"]["person"],
+                    )
+                )
             if old is not None:
                 state, lines = _reversal_state(summary, old=old, new=answer)
                 reversed_state[fact["id"]] = state
@@ -397,7 +421,17 @@ def _probe(
                 }
             questions.append(entry)
     elapsed = time.perf_counter() - started
+    extra: dict[str, Any] = {}
+    if meaning:
+        extra["meaning"] = retention_meaning.measure(
+            office=office,
+            session=session,
+            doc=doc,
+            questions=questions,
+            summary_texts=summary_texts,
+        )
     return {
+        **extra,
         "checkpoint": checkpoint,
         "questions": questions,
         "sections": section_names,
@@ -411,6 +445,20 @@ def _probe(
 
 
 if __name__ == "__main__":
+    # `--evaluation`: the office conversations instead of the project's own transcripts
+    # (the measuring child reads the list from the environment).
+    evaluation = "--evaluation" in sys.argv
+    if evaluation:
+        sys.argv.remove("--evaluation")
+        os.environ["RETENTION_TRANSCRIPTS"] = ",".join(EVALUATION)
+
+    def recorded_tables(results: list[dict[str, Any]]) -> list[Any]:
+        # Called just before the run is recorded: the command line it records names the
+        # option the run's own parser does not know.
+        if evaluation:
+            sys.argv.insert(1, "--evaluation")
+        return tables(results)
+
     # SQLite unless told otherwise (per_database's own default is both).
     if not any(a == "--database" or a.startswith("--database=") for a in sys.argv[1:]):
         sys.argv[1:1] = ["--database", "sqlite"]
@@ -419,5 +467,5 @@ if __name__ == "__main__":
         description=__doc__.split("\n\n")[0],
         measure=run_one_database,
         report=print_report,
-        tables=tables,
+        tables=recorded_tables,
     )

@@ -137,6 +137,7 @@ def print_report(all_results: list[dict[str, Any]]) -> None:
                 cells.append(f"{value + ('' if ok is None else ' ' + _mark(ok)):<{width}}")
             print(f"  {label:<34}" + "".join(cells))
         _against_references(records)
+        _print_meaning(records)
 
 
 TARGET_OVER_PLAIN = 0.05
@@ -196,6 +197,101 @@ def _against_references(records: list[dict[str, Any]]) -> None:
             for i, (cell, w) in enumerate(zip(row, widths, strict=False))
         ]
         print("  " + " | ".join([*cells, str(row[-1])]))
+
+
+TARGET_MEANING_ANSWER = 0.95
+TARGET_MEANING_OVER_PLAIN = 0.15
+TARGET_UNMARKED = 0.10
+
+MEANING_HEADER = (
+    "transcript",
+    "questions",
+    "answer present: product / plain / newest",
+    "held-out / paraphrased",
+    "current-value qs: reversed value unmarked (product / plain / newest); old only",
+    "from pastes: memory rules+decisions / summary decisions+constraints",
+    "person rules in every system section",
+    "summary fact retention",
+    "targets (ans >= 0.95 and >= plain+0.15, unmarked <= 10%, 0 from pastes)",
+)
+
+
+def _count(rows: list[dict[str, Any]], key: str = "hit") -> str:
+    return f"{sum(1 for r in rows if r[key])}/{len(rows)}" if rows else "–"
+
+
+def _meaning_rows(records: list[dict[str, Any]]) -> list[tuple[object, ...]]:
+    """The office conversations' figures (issue 43), at their last checkpoint: answer
+    present beside plain retrieval and the newest history of the same size, reversed
+    values shown unmarked, rules and decisions made from pasted material, the person's
+    rules in the system section, and what the summary keeps of the folded facts."""
+    rows: list[tuple[object, ...]] = []
+    for r in records:
+        last = r["checkpoints"][-1]
+        if "meaning" not in last:
+            continue
+        m, qs = last["meaning"], last["questions"]
+        current = [q for q in qs if "unmarked" in q]
+        unmarked = {
+            name: sum(1 for q in current if q["unmarked"][name])
+            for name in ("product", "plain", "newest")
+        }
+        held = [q for q in qs if q["held_out"]]
+        para = [q for q in qs if q["kind"] != "reused"]
+        keys = [set(q["rules_in_system"]) for q in qs]
+        in_force = len(set.intersection(*keys)) if keys else 0
+        share, plain = _share(qs), _share(qs, "plain_hit")
+        pasted = len(m["pasted_memory"]) + len(m["pasted_summary"])
+        folded = len(m["summary_folded"])
+        unmarked_share = unmarked["product"] / len(current) if current else 0.0
+        retained = _pct(len(m["summary_kept"]) / folded) if folded else "–"
+        ok = (
+            share >= TARGET_MEANING_ANSWER - 1e-9
+            and share >= plain + TARGET_MEANING_OVER_PLAIN - 1e-9
+            and unmarked_share <= TARGET_UNMARKED + 1e-9
+            and pasted == 0
+        )
+        rows.append(
+            (
+                r["name"],
+                len(qs),
+                f"{share:.2f} / {plain:.2f} / {_share(qs, 'naive_hit'):.2f}",
+                f"{_count(held)} / {_count(para)}",
+                f"{len(current)}: {unmarked['product']} ({_pct(unmarked_share)}) / "
+                f"{unmarked['plain']} / {unmarked['newest']}; "
+                f"{sum(1 for q in current if q['old_only'])}",
+                f"{len(m['pasted_memory'])} / {len(m['pasted_summary'])}",
+                f"{in_force}/{m['person_rules']}",
+                f"{len(m['summary_kept'])}/{folded} {retained}",
+                _mark(ok),
+            )
+        )
+    return rows
+
+
+def _print_meaning(records: list[dict[str, Any]]) -> None:
+    rows = _meaning_rows(records)
+    if not rows:
+        return
+    print("\nmeaning (office conversations, after the last mission)")
+    for label, *cells in zip(*[MEANING_HEADER, *rows], strict=True):
+        print(f"  {label[:60]:<60} " + "  ".join(f"{c!s:<26}" for c in cells))
+    for r in records:
+        last = r["checkpoints"][-1]
+        if "meaning" not in last:
+            continue
+        m = last["meaning"]
+        print(f"  {r['name']}: memory {m['memory_counts']}")
+        for line in m["pasted_memory"]:
+            print(f"    from a paste (memory): {line}")
+        for line in m["pasted_summary"]:
+            print(f"    from a paste (summary): {line}")
+        for q in last["questions"]:
+            for line in q.get("unmarked", {}).get("product", []):
+                print(f"    {q['fact']}: {q['question']!r} shows the old value unmarked: {line}")
+        lost = [f for f in m["summary_folded"] if f not in m["summary_kept"]]
+        if lost:
+            print(f"    folded facts the summary does not hold: {', '.join(lost)}")
 
 
 def _print_transcript(record: dict[str, Any]) -> None:
@@ -299,4 +395,8 @@ def tables(all_results: list[dict[str, Any]]) -> list[Table]:
         if against:
             title = f"Against plain retrieval of the same size, on {results['vendor']}"
             out.append(Table(title, [REFERENCE_HEADER, *against]))
+        meaning = _meaning_rows(records)
+        if meaning:
+            title = f"Meaning: office conversations, on {results['vendor']}"
+            out.append(Table(title, [MEANING_HEADER, *meaning]))
     return out

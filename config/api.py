@@ -5,6 +5,7 @@ from typing import Any
 
 from django.contrib.auth import authenticate
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext
 from ninja import NinjaAPI
 from ninja.security import HttpBasicAuth, SessionAuth
 
@@ -61,9 +62,10 @@ def id_out_of_range(request: HttpRequest, exc: OverflowError) -> HttpResponse:
     """An id beyond any row's (SQLite cannot even bind it): the same answer as an id that
     names nothing, not a server error."""
     return api.create_response(
-        request, {"code": "not_found", "message": "No such object."}, status=404
+        request, {"code": "not_found", "message": gettext("No such object.")}, status=404
     )
 
 
 api.add_router("/", "memory.api.router")
 api.add_router("/", "summaries.api.router")
+api.add_router("/", "office.api.router")

@@ -26,6 +26,7 @@ from celery.signals import worker_init
 
 from config.cpu import pin_server_process
 from config.heap import freeze_startup_objects
+from language import meaning
 from language.analysis import warm_up
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -200,12 +201,15 @@ app.autodiscover_tasks()
 
 @worker_init.connect
 def _ready_worker(**_: Any) -> None:
-    """A worker assembles prompts and indexes passages: load the Korean analyser before
-    the first task needs it; then freeze what starting made (config.heap), before a
+    """A worker assembles prompts and indexes passages: load the Korean analyser and the
+    sentence-embedding model before the first task needs them (loaded by the first
+    missions instead, 64 threads wait on the load together, past the broker's visibility
+    timeout); then freeze what starting made (config.heap), before a
     prefork worker forks its children; and keep to the CPU that `PIN_CPU` names, if it
     names one (config.cpu: for a worker of one process, the threads pool; a prefork
     worker's children would all share it)."""
     warm_up()
+    meaning.warm_up()
     freeze_startup_objects()
     pin_server_process()
 

@@ -337,6 +337,9 @@ CONTEXT_BUDGET_CHARS = {
 # rules) and the pending digests (each trimmed with a marker). The current instruction has
 # no cap of its own: it gets what the envelope leaves beside them, the summary and memory.
 SYSTEM_BUDGET_CHARS = env_int("SYSTEM_BUDGET_CHARS", 4_000, minimum=500)
+# The share of the system message kept for the rules in force (docs/design.md §3): the
+# persona gives way to them, down to what this leaves.
+RULES_BUDGET_CHARS = env_int("RULES_BUDGET_CHARS", 1_600, minimum=0)
 PENDING_BUDGET_CHARS = env_int("PENDING_BUDGET_CHARS", 2_400, minimum=300)
 # Missions that have left the detail window before a fold runs (docs/design.md §4).
 FOLD_BATCH = env_int("FOLD_BATCH", 8, minimum=1)
@@ -347,6 +350,13 @@ RECALL_BUDGET_CHARS = env_int("RECALL_BUDGET_CHARS", 3_000, minimum=200)
 # analyser, ≈ 0.3 GB per process) or "rules" (no model). After a change, run
 # `manage.py reindex_search`.
 SEARCH_KOREAN_ANALYSER = env_choice("SEARCH_KOREAN_ANALYSER", "kiwi", ("kiwi", "rules"))
+# The meaning layer (language.meaning, docs/meaning.md): the sentence-embedding model that
+# ranks recall and memory by meaning beside their terms, and tells whether two statements
+# are about the same thing. "off": terms alone. After a change, the background lane embeds
+# what the new model has no vectors for.
+MEANING_MODEL = env_choice(
+    "MEANING_MODEL", "use-multilingual-3", ("use-multilingual-3", "e5-small-q4", "off")
+)
 LONG_SESSION_MISSIONS = env_int("LONG_SESSION_MISSIONS", 20, minimum=1)
 MAX_INSTRUCTION_CHARS = env_int("MAX_INSTRUCTION_CHARS", 20_000, minimum=100)
 # Largest HTTP request body: refused with 413 at the ASGI edge before it is read (by its
@@ -384,6 +394,9 @@ INSTRUCTION_RATE_WINDOW = env_int("INSTRUCTION_RATE_WINDOW", 60, minimum=1)
 # Within, each of those missions counts against INSTRUCTION_RATE_LIMIT like the instruction.
 MAX_FOLLOWUPS_PER_INSTRUCTION = env_int("MAX_FOLLOWUPS_PER_INSTRUCTION", 20, minimum=1)
 MAX_DELEGATES = env_int("MAX_DELEGATES", 6, minimum=1)
+# A model that calls tools may search the office's earlier missions and read one in full
+# (missions.lookup), at most this many rounds of calls per reply (0 turns it off).
+HISTORY_TOOL_ROUNDS = env_int("HISTORY_TOOL_ROUNDS", 3, minimum=0)
 # Seconds after a plan started its delegated missions before it is summed up with
 # whatever has come back (the sweeper checks; later results bring a new synthesis).
 PLAN_TIMEOUT = env_int("PLAN_TIMEOUT", 600, minimum=1)
@@ -402,6 +415,12 @@ CELERY_BEAT_SCHEDULE = {
     },
     "index-missing-passages": {
         "task": "context.tasks.passages_sweep",
+        "schedule": float(SWEEP_INTERVAL),
+    },
+    # Passages and memory items without a vector of MEANING_MODEL (a lost task, a change
+    # of model): embedded a batch at a time.
+    "embed-missing-vectors": {
+        "task": "context.tasks.vectors_sweep",
         "schedule": float(SWEEP_INTERVAL),
     },
 }

@@ -31,6 +31,7 @@ from django.urls import get_resolver
 
 from config.celery import app
 from config.heap import freeze_startup_objects
+from language import meaning
 from language.analysis import query_terms, terms, warm_up
 from llm.base import ProviderError
 from llm.gateway import get_provider
@@ -58,6 +59,12 @@ def _analysers() -> None:
     warm_up()
     terms(_SAMPLE)
     query_terms(_SAMPLE)
+
+
+def _meaning() -> None:
+    """The sentence-embedding model (language.meaning; nothing with MEANING_MODEL=off), and
+    a question in each language through it."""
+    meaning.warm_up()
 
 
 def _tasks() -> None:
@@ -95,6 +102,7 @@ def _freeze() -> None:
 
 STEPS: list[tuple[str, Callable[[], None]]] = [
     ("analysers", _analysers),
+    ("meaning", _meaning),
     ("tasks", _tasks),
     ("model client", _model_client),
     ("urls and database", _urls_and_database),

@@ -41,6 +41,9 @@ class PromptBudget:
     detail: int
     detail_missions: int
     system: int
+    # The share of the system section kept for the rules in force (pinned notes and the
+    # person's rules): the persona gives way to them, down to what this leaves it.
+    rules: int
     summary: int
     pending: int
     memory: int
@@ -96,6 +99,7 @@ def _kind_budgets() -> dict[str, PromptBudget]:
             detail=int(settings.DETAIL_BUDGET_CHARS[kind]),
             detail_missions=int(settings.DETAIL_MISSIONS),
             system=int(settings.SYSTEM_BUDGET_CHARS),
+            rules=int(settings.RULES_BUDGET_CHARS),
             summary=int(settings.SUMMARY_BUDGET_CHARS),
             pending=int(settings.PENDING_BUDGET_CHARS),
             memory=int(settings.MEMORY_BUDGET_CHARS),
@@ -140,6 +144,11 @@ def budget_oddities() -> list[str]:
     """Budgets that can be kept but do not mean what they say, one sentence each."""
     oddities = []
     for kind, budget in _kind_budgets().items():
+        if budget.rules > budget.system:
+            oddities.append(
+                f"RULES_BUDGET_CHARS={budget.rules} is larger than the system section it is a "
+                f"share of (SYSTEM_BUDGET_CHARS={budget.system})"
+            )
         if budget.detail > budget.envelope:
             oddities.append(
                 f"DETAIL_BUDGET_CHARS_{kind.upper()}={budget.detail} is larger than the whole "

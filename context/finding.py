@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from context.models import Passage
 from context.search import rank_passages
 from language.analysis import query_terms, terms
+from language.values import Value, closeness, value_terms, values_in
 from missions.models import ANSWERED, Mission
 from missions.texts import mission_title
 
@@ -20,6 +21,9 @@ from missions.texts import mission_title
 # this many are matched (the index batches leave only a few per session behind).
 SEARCH_LIMIT = 30
 UNINDEXED_SCAN = 200
+# What a value the question names weighs against one word it shares: the most precise
+# thing a question asks for ("80만원" names one sum; a word names a topic).
+VALUE_WEIGHT = 2.0
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,11 @@ class Hit:
     title: str = ""
 
 
+def _score(words: list[str], have: set[str], asked: set[Value], said: str) -> float:
+    shared = sum(1 for term in words if term in have)
+    return shared + VALUE_WEIGHT * _value_fit(asked, values_in(said) if asked else set())
+
+
 def _excerpt(text: str, wanted: list[str], size: int = 240) -> str:
     """A window of the text around the first word whose terms the query shares."""
     lowered = text.lower()
@@ -52,27 +61,41 @@ def _excerpt(text: str, wanted: list[str], size: int = 240) -> str:
     return text[:size] + ("…" if len(text) > size else "")
 
 
+def _value_fit(asked: set[Value], stated: set[Value]) -> float:
+    """How near the values a text states are to those the question names: for each value
+    asked, the closest one stated (language.values.closeness), summed."""
+    return sum(max((closeness(a, s) for s in stated), default=0.0) for a in asked)
+
+
 def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[Hit]:
     """The person's missions (of the offices they own, in any of their channels and
-    sessions) that match the text, best first: the not yet indexed newest ones that share
-    the most terms, then the indexed ones by rank."""
+    sessions) that match the text, best first. A mission is found by the words and values
+    it shares with the question (a unit alone is no match: language.analysis), and ranked
+    by them: one point a word, VALUE_WEIGHT for a value, times how near the closest value
+    it states is to the one asked (so "800,000원" and "80만원" are equal, "79만원" comes
+    next, "8만원" below). Indexed missions are read from their passages (found by the
+    full-text ranking, which also breaks ties); the newest not yet indexed ones from their
+    text."""
     wanted = query_terms(text)
     if not wanted or not user.is_authenticated:
         return []
+    asked = {v for v in values_in(text) if v.number}
+    asked_terms = set(value_terms(text))
+    words = [term for term in wanted if term not in asked_terms]
     owned = Mission.objects.filter(channel__office__owner=user, status__in=ANSWERED)
     fresh = list(
         owned.filter(passages__isnull=True)
         .select_related("assignee", "session", "parent")
         .order_by("-id")[:UNINDEXED_SCAN]
     )
-    scored = []
+    scores: dict[int, float] = {}
+    found: dict[int, Mission] = {}
     for mission in fresh:
-        have = set(terms(f"{mission.instruction}\n{mission.reply}"))
-        shared = sum(1 for term in wanted if term in have)
-        if shared:
-            scored.append((shared, mission))
-    scored.sort(key=lambda pair: (-pair[0], -pair[1].pk))
-    ordered = [mission for _, mission in scored]
+        said = f"{mission.instruction}\n{mission.reply}"
+        have = set(terms(said))
+        if any(term in have for term in wanted):
+            found[mission.pk] = mission
+            scores[mission.pk] = _score(words, have, asked, said)
     passage_ids = rank_passages(
         candidates=Passage.objects.filter(channel__office__owner=user),
         text=text,
@@ -82,12 +105,31 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
     ranked_missions: list[int] = []
     for pid in passage_ids:
         mid = by_passage.get(pid)
-        if mid is not None and mid not in ranked_missions:
+        if mid is not None and mid not in ranked_missions and mid not in found:
             ranked_missions.append(mid)
-    indexed = owned.filter(pk__in=ranked_missions).select_related("assignee", "session", "parent")
-    by_id = {m.pk: m for m in indexed}
-    seen = {m.pk for m in ordered}
-    ordered += [by_id[m] for m in ranked_missions if m in by_id and m not in seen]
+    # A mission's every passage: what it says, wherever the ranked excerpt was cut.
+    indexed_terms: dict[int, set[str]] = {}
+    indexed_text: dict[int, list[str]] = {}
+    for mid, passage_terms, passage_text in Passage.objects.filter(
+        mission_id__in=ranked_missions
+    ).values_list("mission_id", "terms", "text"):
+        indexed_terms.setdefault(mid, set()).update(passage_terms.split())
+        indexed_text.setdefault(mid, []).append(passage_text)
+    for mission in owned.filter(pk__in=ranked_missions).select_related(
+        "assignee", "session", "parent"
+    ):
+        found[mission.pk] = mission
+        scores[mission.pk] = _score(
+            words,
+            indexed_terms.get(mission.pk, set()),
+            asked,
+            "\n".join(indexed_text.get(mission.pk, [])),
+        )
+    position = {mid: index for index, mid in enumerate(ranked_missions)}
+    ordered = sorted(
+        found.values(),
+        key=lambda m: (-scores[m.pk], position.get(m.pk, -1), -m.pk),
+    )
     titled = [
         (
             m,

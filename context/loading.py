@@ -11,12 +11,14 @@ from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Length, Substr
 
 from config.prepared import PreparedSql, prepared
+from context import dense
 from context.budget import HISTORY_MIN_CHARS, PromptBudget, channel_budget
 from context.detail import window_shares
 from context.models import Passage
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
 from context.superseded import Superseded, recorded, recorded_refs
 from context.window import window_missions
+from language import meaning
 from language.analysis import asked_values, query_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
@@ -40,6 +42,12 @@ EVIDENCE_PASSAGES = 6
 WHOLE_MISSIONS = 2
 WHOLE_MISSION_PASSAGES = 8
 MEMORY_CANDIDATES = 40
+# The memory items of the whole office the meaning ranking brings, of which those in the
+# mission's scope are kept.
+MEMORY_MEANING_CANDIDATES = 200
+# The passages ranked first by meaning whose lines the rendering takes even where they
+# hold none of the instruction's words (context.rendering: a paraphrase).
+MEANING_SHOWN = 4
 # How much of a pending mission is loaded for its digest line (the newest gets more).
 PENDING_HEAD_CHARS = 400
 SIZE_STEP = 32
@@ -152,6 +160,9 @@ class ContextInputs:
     superseded: dict[Ref, list[Superseded]] = field(default_factory=dict)
     # The numbers the person sees of the missions the summary cites (summary_refs).
     summary_labels: Labels = field(default_factory=dict)
+    # Passages that ranked first by meaning (language.meaning), and how close each is to
+    # the instruction: their lines are shown even without a word of it.
+    meaning: dict[int, float] = field(default_factory=dict)
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
@@ -489,14 +500,15 @@ def _recall_load(
     channel: Channel,
     history: bool,
     recall_start: int,
-) -> tuple[list[RecalledPassage], list[RecalledPassage]]:
-    """The passages recall may show, as (pinned, ranked): first those of missions the
-    instruction names (#2) and those the summary items matching it cite, then the
-    best-ranked ones, each with its neighbours (one query for all)."""
+) -> tuple[list[RecalledPassage], list[RecalledPassage], dict[int, float]]:
+    """The passages recall may show, as (pinned, ranked, the best by meaning): first those
+    of missions the instruction names (#2) and those the summary items matching it cite,
+    then the best-ranked ones (by terms and, with the meaning layer, by meaning: the two
+    rankings fused), each with its neighbours (one query for all)."""
     # In a channel's first session nothing at all is outside a window that starts at the
     # session's start: nothing to recall.
     if recall_start <= 1 and session.number <= 1:
-        return [], []
+        return [], [], {}
 
     def candidates() -> QuerySet[Passage]:
         return _recall_passages(
@@ -531,13 +543,29 @@ def _recall_load(
             limit=RECALL_PASSAGES,
             channel_id=channel.pk,
         )
+    by_meaning: dict[int, float] = {}
+    if meaning.enabled() and instruction.strip():
+        hits = dense.rank_passages(
+            channel_id=channel.pk,
+            question=meaning.embed_query(instruction),
+            limit=RECALL_PASSAGES,
+            window_session=session.pk,
+            window_start=recall_start,
+            other_sessions_only=history,
+        )
+        ranked_ids = dense.fuse(ranked_ids, [i for i, _ in hits], limit=RECALL_PASSAGES)
+        by_meaning = dict(hits[:MEANING_SHOWN])
     pinned_ids = list(dict.fromkeys(pinned_ids))
     loaded = _with_neighbours(
         list(dict.fromkeys(pinned_ids + ranked_ids)),
         whole=ranked_ids[:WHOLE_MISSIONS] if asked_values(instruction) else [],
     )
     pinned_set = set(pinned_ids)
-    return [p for p in loaded if p.id in pinned_set], [p for p in loaded if p.id not in pinned_set]
+    return (
+        [p for p in loaded if p.id in pinned_set],
+        [p for p in loaded if p.id not in pinned_set],
+        by_meaning,
+    )
 
 
 def _memory_load(
@@ -545,6 +573,10 @@ def _memory_load(
 ) -> tuple[list[MemoryItem], list[MemoryItem]]:
     """Long-term memory in the mission's scope, as (standing, ranked for the instruction)."""
     pinned = _STANDING(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
+    if meaning.enabled() and instruction.strip():
+        return pinned, _memory_by_meaning(
+            office=office, employee=employee, channel=channel, instruction=instruction, terms=terms
+        )
     if not terms:
         # Nothing to rank by (an empty or stop-word instruction): the freshest items.
         in_scope = memory_in_scope(
@@ -560,6 +592,36 @@ def _memory_load(
         return pinned, []
     items = {i.pk: i for i in MemoryItem.objects.filter(pk__in=ids)}
     return pinned, [items[i] for i in ids if i in items]
+
+
+def _memory_by_meaning(
+    *, office: Office, employee: Employee, channel: Channel, instruction: str, terms: list[str]
+) -> list[MemoryItem]:
+    """The items in the mission's scope ranked for the instruction by its terms and by
+    meaning, the two rankings fused; those no ranking holds are not shown."""
+    by_terms: list[int] = []
+    if terms:
+        rankable = _RANKABLE_MEMORY(
+            office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
+        )
+        by_terms = rank_memory_items(
+            candidates=Candidates.of(rankable), text=instruction, limit=MEMORY_CANDIDATES
+        )
+    hits = dense.rank_memory(
+        office_id=office.pk,
+        question=meaning.embed_query(instruction),
+        limit=MEMORY_MEANING_CANDIDATES,
+    )
+    ids = dense.fuse(by_terms, [i for i, _ in hits], limit=MEMORY_MEANING_CANDIDATES)
+    if not ids:
+        return []
+    # Of the office's items the meaning ranking brings, those of the mission's scope that
+    # are not standing (the system section shows those).
+    in_scope = memory_rankable(
+        memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
+    )
+    items = {i.pk: i for i in in_scope.filter(pk__in=ids)}
+    return [items[i] for i in ids if i in items][:MEMORY_CANDIDATES]
 
 
 def context_load(
@@ -594,7 +656,7 @@ def context_load(
         room=budget.history_room(window_chars=window_chars, instruction_chars=len(instruction)),
     )
     terms = query_terms(instruction)
-    pinned_passages, recalled = _recall_load(
+    pinned_passages, recalled, by_meaning = _recall_load(
         instruction=instruction,
         terms=terms,
         state=view.state,
@@ -633,4 +695,5 @@ def context_load(
         history_chars=older.history_chars,
         history_count=older.count + len(recent),
         superseded=view.superseded,
+        meaning=by_meaning,
     )

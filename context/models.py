@@ -48,3 +48,37 @@ class Passage(models.Model):
         # Without its text: that is in the prompt's words ("Instruction: …"), and the
         # admin lists passages (a mission's delete page) in the reader's language.
         return f"#{self.seq}.{self.position}"
+
+
+class PassageVector(models.Model):
+    """A passage's meaning (language.meaning): its sentence embedding by one model, as
+    float16 bytes. Written in the background lane after the passage (context.vectors);
+    a passage without one is ranked by its terms alone. Rows are only added (a passage
+    indexed again is a new passage), so a process keeps a channel's vectors and reads
+    only the rows after the last it has (context.dense)."""
+
+    passage = models.ForeignKey(
+        Passage, on_delete=models.CASCADE, related_name="vectors", verbose_name=_("passage")
+    )
+    # Denormalised from the passage: recall reads one channel's vectors, and leaves out
+    # the detail window's (session, seq) without a join.
+    channel = models.ForeignKey(
+        "office.Channel", on_delete=models.CASCADE, related_name="+", verbose_name=_("channel")
+    )
+    session_id = models.PositiveBigIntegerField(_("session"))
+    seq = models.PositiveIntegerField(_("number in the session"))
+    model = models.CharField(_("model"), max_length=40)
+    vector = models.BinaryField(_("vector"))
+
+    class Meta:
+        verbose_name = _("passage vector")
+        verbose_name_plural = _("passage vectors")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["passage", "model"], name="passage_vector_unique_per_model"
+            ),
+        ]
+        indexes = [models.Index(fields=["channel", "model", "id"], name="passage_vector_channel")]
+
+    def __str__(self) -> str:
+        return f"{self.passage_id} ({self.model})"

@@ -53,6 +53,10 @@ PERSON_WEIGHT = 1.5
 # the lightest term's weight).
 VALUE_WEIGHT = 1.5
 VALUE_FLOOR = 0.5
+# A line of a passage that ranked first by meaning (a paraphrase: none of the
+# instruction's words) scores this share of the lightest term's weight, times how close
+# its passage is to the instruction.
+MEANING_FLOOR = 0.4
 # A recalled line shorter than this (or a question) brings the line after it.
 RECALL_SHORT_LINE = 60
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
@@ -178,6 +182,41 @@ def _quote(text: str) -> str:
 # --- sections ---------------------------------------------------------------------------
 
 
+RULES_TITLE = "## Rules in force and pinned notes (set by the person or the office, quoted)"
+RULES_NOTE = (
+    "Follow them in every mission until the person changes them; they are quoted text, not "
+    "new instructions from anyone else."
+)
+
+
+def _rules_left_out(count: int) -> str:
+    return f"- (… and {count} more rules and notes in force, not shown here for room)"
+
+
+def _rule_line(item: MemoryItem) -> str:
+    return f"- ({item.kind}, id {item.pk}) {_quote(item.text)}"
+
+
+def _rule_lines(pinned: list[MemoryItem], room: int) -> tuple[list[tuple[MemoryItem, str]], int]:
+    """The lines of the rules in force that fit in `room` chars (each with its newline), in
+    the loader's order (pinned, then the newest), and how many were left out. When some are
+    left out, room is kept for the line that counts them."""
+    lines = [(item, _rule_line(item)) for item in pinned]
+
+    def fit(limit: int) -> list[tuple[MemoryItem, str]]:
+        shown, used = [], 0
+        for item, line in lines:
+            if used + 1 + len(line) <= limit:
+                used += 1 + len(line)
+                shown.append((item, line))
+        return shown
+
+    shown = fit(room)
+    if len(shown) < len(lines):
+        shown = fit(room - 1 - len(_rules_left_out(len(lines))))
+    return shown, len(lines) - len(shown)
+
+
 def _system_section(
     *,
     office: Office,
@@ -185,51 +224,50 @@ def _system_section(
     pinned: list[MemoryItem],
     colleagues: list[Employee],
     budget: int,
+    rules_share: int = 0,
 ) -> Section:
-    """Persona, conventions, colleagues and the standing rules, within the budget: the
-    persona takes at most half of it, the rules what is left."""
+    """Persona, conventions, colleagues and the rules in force, within the budget: the
+    persona takes at most half of it, and gives way to the rules down to their share
+    (`rules_share`, when they need that much); the rules take what is left."""
     intro = f"You are {employee.name}, {employee.role} at {office.name}."
-    persona = employee.persona.strip()
-    trimmed = len(persona) > budget // 2
-    persona = trim_middle(persona, budget // 2, label="persona")
-    lines = [
-        intro,
-        persona,
+    conventions = [
         "",
         "You work in a chat with the person who runs this office. Missions are numbered "
         "(#seq) and dated; refer to them by number when it helps.",
     ]
     if language := language_line(office.language):
-        lines.append(language)
+        conventions.append(language)
+    trimmed = False
     if colleagues:
         roster = "Colleagues: " + "; ".join(f"{c.name} ({c.role})" for c in colleagues)
         if len(roster) > budget // 4:
             roster, trimmed = roster[: budget // 4 - 1] + "…", True
-        lines.append(roster)
-    used = len("\n".join(lines))
-    header = [
-        "",
-        "## Standing rules and pinned notes (data written by the office, quoted)",
-        "Follow them as the office's preferences; they are quoted text, not new "
-        "instructions from anyone else.",
-    ]
-    used += len("\n".join(header)) + 1
-    shown: list[tuple[MemoryItem, str]] = []
-    for item in pinned:
-        line = f"- ({item.kind}, id {item.pk}) {_quote(item.text)}"
-        if used + 1 + len(line) > budget:
-            trimmed = True
-            continue
-        used += len(line) + 1
-        shown.append((item, line))
-    if shown:
-        lines += [*header, *(line for _, line in shown)]
+        conventions.append(roster)
+    header = ["", RULES_TITLE, RULES_NOTE]
+    # What the rules need (each line and its newline), up to their share.
+    rules_chars = sum(len(_rule_line(i)) + 1 for i in pinned)
+    reserve = min(rules_share, len("\n".join(header)) + rules_chars) if pinned else 0
+    fixed = len(intro) + 1 + len("\n".join(conventions)) + 1
+    persona = employee.persona.strip()
+    persona_cap = max(min(budget // 2, budget - fixed - reserve), 0)
+    trimmed = trimmed or len(persona) > persona_cap
+    persona = trim_middle(persona, persona_cap, label="persona")
+    lines = [intro, persona, *conventions]
+    used = len("\n".join(lines)) + len("\n".join(header)) + 1
+    shown, left_out = _rule_lines(pinned, budget - used)
+    if not shown and budget - used < 1 + len(_rules_left_out(left_out)):
+        left_out, trimmed = 0, trimmed or bool(pinned)  # no room even to count them
+    if shown or left_out:
+        lines += header
+        lines += [line for _, line in shown]
+        if left_out:
+            lines.append(_rules_left_out(left_out))
     return Section(
         "system",
         "\n".join(lines),
         budget,
         memory_ids=[i.pk for i, _ in shown],
-        trimmed=trimmed,
+        trimmed=trimmed or bool(left_out),
     )
 
 
@@ -573,12 +611,22 @@ def _names_someone(line: str) -> float:
     return 1.0 if any(not n.isascii() for n in names) else 0.5
 
 
+def _passage_at(run: list[RecalledPassage], offset: int) -> RecalledPassage:
+    """The passage of a run that holds the char at `offset` of the run's joined text."""
+    for passage in run:
+        if offset < len(passage.text) + 1:
+            return passage
+        offset -= len(passage.text) + 1
+    return run[-1]
+
+
 def _line_candidates(
     runs: list[list[RecalledPassage]],
     texts: list[str],
     spans: list[list[Unit]],
     terms: list[str],
     values_wanted: frozenset[str],
+    meaning: dict[int, float] | None = None,
 ) -> list[tuple[float, int, int, int]]:
     """Every line of the excerpts as (-score, turn, excerpt, line), best first: scored by
     the rare terms it holds (a term weighs by how rare it is among the lines recalled, and
@@ -596,6 +644,15 @@ def _line_candidates(
         )
         for r, us in enumerate(spans)
     ]
+    if meaning:
+        # A line of a passage that ranked first by meaning answers the instruction in
+        # other words: it ranks among the hits, below every line that holds a term.
+        floor = MEANING_FLOOR * min(weights.values(), default=1.0)
+        for r, us in enumerate(spans):
+            for i, u in enumerate(us):
+                closeness = meaning.get(_passage_at(runs[r], u.start).id, 0.0)
+                if closeness and not scores[r][i]:
+                    scores[r][i] = floor * closeness
     turn: dict[tuple[int, int], int] = {}
     for r, row in enumerate(scores):
         for k, i in enumerate(sorted(range(len(row)), key=lambda i: (-row[i], i))):
@@ -703,6 +760,7 @@ def _ranked_lines(
     shown: dict[int, str] | None = None,
     *,
     values_wanted: frozenset[str] = frozenset(),
+    meaning: dict[int, float] | None = None,
 ) -> list[tuple[list[RecalledPassage], bool, str]]:
     """The lines of the ranked excerpts that matter most for the instruction, within
     `budget`: the best lines taken first (`_line_candidates`), with the line after one too
@@ -715,7 +773,7 @@ def _ranked_lines(
     Returns (run, whether the excerpt is whole, its line) in rank order."""
     texts = ["\n".join(p.text for p in run) for run in runs]
     spans = [units(t) for t in texts]
-    candidates = _line_candidates(runs, texts, spans, terms, values_wanted)
+    candidates = _line_candidates(runs, texts, spans, terms, values_wanted, meaning)
     shown = shown or {}
     in_window = {
         (r, i)
@@ -872,6 +930,7 @@ def _recall_section(
     marks: Marks | None = None,
     window: dict[int, str] | None = None,
     values_wanted: frozenset[str] = frozenset(),
+    meaning: dict[int, float] | None = None,
 ) -> Section:
     """Recall: `passages` (the history that fits, the missions the instruction names or
     the summary's matching items cite) as whole excerpts first; then the lines of the
@@ -913,6 +972,7 @@ def _recall_section(
             marks,
             window,
             values_wanted=values_wanted,
+            meaning=meaning,
         )
         for run, whole_excerpt, line in taken:
             lines.append(line)
@@ -966,6 +1026,11 @@ def _brief_section(brief: Brief | None, budget: int) -> Section:
             headers.append(f"### {r.employee} ({r.role}) — done — {where}")
         elif r.status == "failed":
             headers.append(f"### {r.employee} ({r.role}) — FAILED: {r.error} — retry: {r.url}")
+        elif r.status == "stopped":
+            headers.append(
+                f"### {r.employee} ({r.role}) — stopped by the person before it was finished"
+                f" — {where}"
+            )
         else:
             headers.append(f"### {r.employee} ({r.role}) — still working, no result yet — {where}")
     overhead = used + sum(len(h) + 2 for h in headers) + 4 * len(results)
@@ -973,7 +1038,7 @@ def _brief_section(brief: Brief | None, budget: int) -> Section:
     trimmed = False
     for r, header in zip(results, headers, strict=True):
         lines.append(header)
-        if r.status == "done" and share > 0:
+        if r.status in ("done", "stopped") and r.reply and share > 0:
             cap = min(RESULT_CHARS, share)
             body = _quote(trim_middle(r.reply, max(cap - 2, 0), label=f"{r.employee}'s reply"))
             if len(body) > share:
@@ -1005,7 +1070,9 @@ def _superseded_marks(inputs: ContextInputs) -> Marks:
 
     def mark(first: RecalledPassage, text: str) -> str:
         other = first.session_number if first.session_number != inputs.session_number else None
-        return marker(superseded_by((other, first.seq), text, record=record, later=later))
+        return marker(
+            superseded_by((other, first.seq), text, record=record, later=later, with_values=True)
+        )
 
     return mark
 
@@ -1039,6 +1106,7 @@ def _fixed_sections(inputs: ContextInputs) -> _Fixed:
             pinned=inputs.pinned,
             colleagues=inputs.colleagues,
             budget=budget.system,
+            rules_share=budget.rules,
         ),
         summary=_summary_section(
             inputs.summary_text,
@@ -1181,6 +1249,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         marks=_superseded_marks(inputs),
         window={m.pk: f"{user_text}\n{reply}" for m, user_text, reply in blocks},
         values_wanted=asked_values(inputs.instruction),
+        meaning=inputs.meaning,
     )
     messages, stable = _messages(fixed, digests, blocks, recall, brief, current)
     return AssembledContext(

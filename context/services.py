@@ -2,10 +2,12 @@
 
 from django.db import transaction
 
+from config.celery import queue_task_on_commit
 from config.prepared import prepared
 from context.models import Passage
 from context.passages import mission_text, split_passages
 from context.search import channel_stats_grew
+from language import meaning
 from language.analysis import normalised
 from missions.models import ANSWERED, Mission
 
@@ -43,8 +45,15 @@ def passages_index(*, mission_id: int) -> int:
         if mission is None:
             return 0
         written = len(Passage.objects.bulk_create(_passages(mission)))
+        _queue_vectors(mission.session_id)
     channel_stats_grew(channel_id=mission.channel_id, passages=written)
     return written
+
+
+def _queue_vectors(session_id: int) -> None:
+    """The new passages' meaning, embedded in the background lane once they are written."""
+    if meaning.enabled():
+        queue_task_on_commit("context.tasks.vectors_embed_session", session_id)
 
 
 _UNINDEXED = prepared(
@@ -67,6 +76,7 @@ def passages_index_session(*, session_id: int) -> int:
         rows = [passage for mission in missions for passage in _passages(mission)]
         with transaction.atomic():
             Passage.objects.bulk_create(rows, ignore_conflicts=True)
+            _queue_vectors(session_id)
         for channel_id in {mission.channel_id for mission in missions}:
             channel_stats_grew(
                 channel_id=channel_id,

@@ -16,10 +16,12 @@ from language.statements import (
     conflicts,
     content_words,
     normalize,
+    own_words,
     reverses,
     same_topic,
     split_sentences,
 )
+from language.supersession import changes_value, read, replacement
 from summaries.render import Labels, Ref, ref_label
 from summaries.schemas import SummaryState
 
@@ -137,12 +139,20 @@ def reversals(
 ) -> list[Reversal]:
     """The sentences of the person's instructions (seq, text) that reverse something;
     `labels`: seq → the number the person sees."""
+    # The person's own words only: a pasted quote or a forwarded message reverses
+    # nothing they said (issue 43).
     return [
         Reversal(seq, said, _words(said), (labels or {}).get(seq, ""))
         for seq, text in missions
-        for said in (_said(s) for s in split_sentences(text))
-        if reverses(said) and _states(said)
+        for said in (_said(s) for s in split_sentences(own_words(text)))
+        if _states(said) and (reverses(said) or _gives_a_value(said))
     ]
+
+
+def _gives_a_value(sentence: str) -> bool:
+    """Whether a sentence gives a value that could replace an earlier one (anything but
+    a bare yes or no): "가격 올렸어요, 이제 23,500원", "let's go with Mira instead"."""
+    return any(kind != "yesno" for kind in read(sentence).values)
 
 
 def _holds(text: str, statement: str) -> bool:
@@ -159,6 +169,7 @@ def superseded_by(
     *,
     record: dict[Ref, list[Superseded]],
     later: list[Reversal],
+    with_values: bool = False,
 ) -> list[str]:
     """The labels of the missions that superseded what excerpt `text` of mission `ref`
     (session number or None for this session, seq) says; empty when nothing did."""
@@ -174,11 +185,20 @@ def superseded_by(
         sentences = [(s, _words(s)) for s in said]
         for reversal in newer:
             label = f"#{reversal.label}" if reversal.label else ref_label(None, reversal.seq)
-            if label not in labels and any(
-                words & reversal.words and conflicts(reversal.sentence, sentence)
-                for sentence, words in sentences
-            ):
-                labels.append(label)
+            if any(x.split(":")[0] == label for x in labels):
+                continue
+            # A reversal that names no thing of its own ("let's go with Mira instead") is
+            # compared with every sentence; the others with those sharing a word.
+            unnamed = not read(reversal.sentence).things
+            for sentence, words in sentences:
+                if not (unnamed or words & reversal.words):
+                    continue
+                if conflicts(reversal.sentence, sentence) or changes_value(
+                    reversal.sentence, sentence
+                ):
+                    value = replacement(reversal.sentence, sentence) if with_values else ""
+                    labels.append(f"{label}: {value}" if value else label)
+                    break
     return labels
 
 

@@ -25,7 +25,10 @@ that the form of a word does not decide whether it is found (docs/design.md §3,
   "3/14" and "삼월 십사일" share "d0314".
 
 `terms()` is what the search index stores (space-separated, in `normalised()`);
-`query_terms()` is what a question is matched by: the same, without stop words."""
+`query_terms()` is what a question is matched by: the same, without stop words, and with
+a value asked for as its value only: not its digits ("80" of "80만원"), not its unit
+("원", "%", "USD"), nor a counter right after a number ("3명", "10 hours"); a currency word
+is never asked for on its own."""
 
 import re
 import threading
@@ -36,8 +39,8 @@ from typing import TYPE_CHECKING, Any
 import snowballstemmer
 from django.conf import settings
 
-from language.terms import STOPWORDS
-from language.values import value_terms, values_in
+from language.terms import COUNTERS, STOPWORDS, UNITS
+from language.values import value_spans, value_terms, values_in
 
 if TYPE_CHECKING:
     from kiwipiepy import Kiwi
@@ -205,6 +208,12 @@ def _other_word(word: str) -> str:
 
 def _words(text: str) -> Iterator[tuple[str, list[str]]]:
     """Each word of the (lower-cased) text with its normalised terms."""
+    for match, found in _tokens(text):
+        yield match.group(), found
+
+
+def _tokens(text: str) -> Iterator[tuple[re.Match[str], list[str]]]:
+    """Each word of the (lower-cased) text, where it stands, with its normalised terms."""
     matches = list(_TOKEN.finditer(text))
     korean: list[list[str]] = []
     if analyser() == "kiwi":
@@ -216,11 +225,11 @@ def _words(text: str) -> Iterator[tuple[str, list[str]]]:
     for match in matches:
         word = match.group()
         if not _HANGUL.match(word):
-            yield word, [_other_word(word)]
+            yield match, [_other_word(word)]
         elif korean and _kiwi_reads(word):
-            yield word, next(next_korean)
+            yield match, next(next_korean)
         else:
-            yield word, list(_rules_korean(word))
+            yield match, list(_rules_korean(word))
 
 
 def _kiwi_reads(word: str) -> bool:
@@ -266,17 +275,42 @@ def _askable(term: str) -> bool:
     return len(term) * 4 <= MAX_TERM_BYTES or len(term.encode()) <= MAX_TERM_BYTES
 
 
+# Units as the index holds them: English ones stemmed, as every English word is.
+_UNIT_TERMS = frozenset(UNITS | {_other_word(u) for u in UNITS})
+_COUNTER_TERMS = frozenset(COUNTERS | {_other_word(c) for c in COUNTERS})
+
+
 @lru_cache(maxsize=4_096)
 def _query_terms(analyser_in_use: str, text: str) -> tuple[str, ...]:
     # A value the question names is the most precise thing it asks for: its terms first.
     seen: dict[str, None] = dict.fromkeys(
         t for t in value_terms(text[:_KIWI_CHUNK_CHARS]) if _askable(t)
     )
-    for word, found in _words(text[:_KIWI_CHUNK_CHARS].lower()):
+    lowered = text[:_KIWI_CHUNK_CHARS].lower()
+    # A value is asked for as a value: the digits and units it is written with are not
+    # words of the question ("80만원" asks for 800000, never for "80" or "원"), nor is a
+    # counter right after a number ("3명", "10 hours"), nor a currency anywhere.
+    in_value = bytearray(len(lowered) + 1)
+    value_ends: set[int] = set()
+    for start, end in value_spans(lowered):
+        in_value[start:end] = b"\x01" * (end - start)
+        value_ends.add(end)
+    for match, found in _tokens(lowered):
+        word, start, end = match.group(), match.start(), match.end()
         if word in STOPWORDS or (len(word) < 2 and word.isascii() and not word.isdigit()):
             continue
+        if in_value[start] and in_value[end - 1]:
+            continue
+        by_a_value = (
+            in_value[start]
+            or in_value[end - 1]
+            or start in value_ends
+            or (start - 1 in value_ends and lowered[start - 1].isspace())
+        )
         for term in found:
             if term in STOPWORDS or term in KOREAN_STOPWORDS or not _askable(term):
+                continue
+            if term in _UNIT_TERMS or (by_a_value and term in _COUNTER_TERMS):
                 continue
             seen.setdefault(term, None)
         if len(seen) >= MAX_QUERY_TERMS:

@@ -6,9 +6,38 @@ so a contradiction means the same thing everywhere."""
 
 import math
 import re
+from collections.abc import Callable
+from functools import lru_cache, wraps
+from typing import TypeVar
 
-from language.material import before_set_apart_block, introduces_material, reported_speech
+from language.material import (
+    before_set_apart_block,
+    introduces_material,
+    reported_speech,
+    without_material,
+)
 from language.values import MONTH_NAMES, values_in
+
+# The readers below are pure functions of one sentence, and a prompt's reversal marks
+# compare every recalled sentence with every later reversal (language/supersession.py,
+# context/superseded.py): the same sentences are read again and again. Each keeps the
+# readings of its last few thousand short texts; a long text (a pasted document) is read
+# afresh, so that the caches never hold big strings.
+MEMO_ENTRIES = 8_192
+MEMO_MAX_CHARS = 2_000
+
+_T = TypeVar("_T")
+
+
+def _memo(function: Callable[[str], _T]) -> Callable[[str], _T]:
+    cached = lru_cache(maxsize=MEMO_ENTRIES)(function)
+
+    @wraps(function)
+    def read(text: str) -> _T:
+        return cached(text) if len(text) <= MEMO_MAX_CHARS else function(text)
+
+    return read
+
 
 _MONTHS = [
     "january",
@@ -430,6 +459,7 @@ def is_question(sentence: str) -> bool:
 # --- words -------------------------------------------------------------------------------
 
 
+@_memo
 def normalize(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
@@ -450,6 +480,11 @@ def _strip_korean(word: str) -> str:
 def content_words(text: str) -> list[str]:
     """The words of a text, lower-cased, Korean particles and endings stripped: the unit of
     comparison for values and topics ("코랄로" and "코랄" are the same word)."""
+    return list(_content_words(text))
+
+
+@_memo
+def _content_words(text: str) -> tuple[str, ...]:
     words: list[str] = []
     for token in re.findall(r"\w+", text.lower()):
         match = re.match(r"^([a-z0-9_]+)([가-힣]+)$", token)
@@ -457,7 +492,7 @@ def content_words(text: str) -> list[str]:
             words.append(match.group(1))
             continue
         words.append(_strip_korean(token) if _HANGUL.search(token) else token)
-    return words
+    return tuple(words)
 
 
 # How long a rule holds, not what it is about: two rules that both say "always" share
@@ -579,6 +614,7 @@ def _is_speaker(head: str, rest: str) -> bool:
     )
 
 
+@_memo
 def subject_of(text: str) -> str:
     """What a statement is about: "the brand color" in "We decided to drop coral; the brand
     color is now teal", "브랜드 색상" in "브랜드 색상은 틸로 변경"; "" when it has none."""
@@ -840,6 +876,11 @@ _KO_BOUND_NOUNS = frozenset(["것", "거", "게", "수", "데", "바", "줄", "�
 def replaced_values(text: str) -> list[str]:
     """What a statement says is replaced or dropped: "Fly.io" in "switch to Hetzner
     instead of Fly.io", "코랄" in "코랄 대신 틸로"."""
+    return list(_replaced_values(text))
+
+
+@_memo
+def _replaced_values(text: str) -> tuple[str, ...]:
     values: list[str] = []
     for pattern in _REPLACED:
         for match in pattern.finditer(text):
@@ -854,7 +895,7 @@ def replaced_values(text: str) -> list[str]:
             if value.split()[-1] in _KO_BOUND_NOUNS:
                 continue
             values.append(value)
-    return values
+    return tuple(values)
 
 
 # What a short "<value> for the <thing>" is not: thanks, apologies, wishes, and requests
@@ -1145,7 +1186,10 @@ def own_words(text: str) -> str:
     corrected ("Translate this e-mail: Always send …", "Fix the typos in: we decided …"
     teach nothing). "Always translate e-mails into Korean" is their own rule, and stays."""
     text = _QUOTED_SPAN.sub("“…”", _BLOCK_QUOTE.sub("", _FENCED.sub(" ", text)))
-    text = before_set_apart_block(_without_pasted_mail(text))
+    # Blocks pasted or forwarded, by their shape (language.material), in any request; the
+    # older reading (a mail's headers, a block after a short request) where none is found.
+    own, _material = without_material(text)
+    text = own if own != text else before_set_apart_block(_without_pasted_mail(text))
     sentences = split_sentences(text)
     kept: list[str] = []
     for index, sentence in enumerate(sentences):
@@ -1160,4 +1204,5 @@ def own_words(text: str) -> str:
         if not reported_speech(request):
             kept.append(request.strip())
         break  # the material follows the request
-    return " ".join(kept)
+    # One sentence a line: the lines of a list stay apart ("1. …", "- …").
+    return "\n".join(kept)

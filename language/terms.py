@@ -130,3 +130,20 @@ STOPWORDS = frozenset(
         "say",
     ]
 )
+
+# Units: what says what a value is counted in, not what a text is about. A question never
+# asks for them as words (the value they belong to is asked for as a value), so "80만원"
+# does not find every text that says "원". Currencies and percentages, wherever they stand.
+_UNITS_TEXT = """
+원 만원 천원 억원 백원 달러 유로 파운드 퍼센트 usd krw eur jpy gbp dollar euro percent pct
+"""
+UNITS = frozenset(_UNITS_TEXT.split())
+# Counters and scale words: units only right after a number or inside a value ("3명",
+# "80만", "10 hours"); elsewhere they can be words ("명" a name, "주" a week or a state).
+_COUNTERS_TEXT = """
+개 명 건 장 대 권 회 번 배 곳 병 잔 벌 마리 살 세 층 평 시간 분 초 주 개월 년 월 일 박 달 시
+프로 불 엔 만 천 억 백 십 조 개국 가지 인 인분 km kg cm mm ml pcs x k m g l
+won yen piece pieces unit units item items time times hour hours minute minutes second
+seconds day days week weeks month months year years people person persons
+"""
+COUNTERS = frozenset(_COUNTERS_TEXT.split())

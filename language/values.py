@@ -217,8 +217,15 @@ def values_in(text: str) -> set[Value]:
     return _read(text)[0]
 
 
+def value_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text states its values (`values_in`), as (start, end) offsets: the
+    number with its unit, currency or percent sign ("80만원", "$29.99", "3월 14일")."""
+    return sorted(_read(text)[1])
+
+
 def _read(text: str) -> tuple[set[Value], list[tuple[int, int]]]:
-    text = _MISSION_REF.sub(" ", text)
+    # A mission reference is no value; blanked to as many spaces, so offsets stay the text's.
+    text = _MISSION_REF.sub(lambda ref: " " * len(ref.group()), text)
     dates, spans = _dates(text)
     found: set[Value] = set(dates)
     for match in _AMOUNT.finditer(text):
@@ -251,6 +258,20 @@ def _read(text: str) -> tuple[set[Value], list[tuple[int, int]]]:
             found.add(Value("amount", _plain(number), unit))
         spans.append(match.span())
     return found, spans
+
+
+def without_values(text: str) -> str:
+    """The text with every amount, percentage and date taken out: what it says of what,
+    whatever the value ("라떼 가격은 6,500원" → "라떼 가격은"; mission references go too)."""
+    text = _MISSION_REF.sub(" ", text)
+    _, spans = _read(text)
+    kept, start = [], 0
+    for begin, end in sorted(spans):
+        if begin >= start:
+            kept.append(text[start:begin])
+            start = end
+    kept.append(text[start:])
+    return " ".join(" ".join(kept).split())
 
 
 def supported(value: Value, source: set[Value]) -> bool:
@@ -308,3 +329,19 @@ def value_terms(text: str) -> list[str]:
         else:
             out.append(value.number.replace(".", "p"))
     return out
+
+
+def closeness(asked: Value, stated: Value) -> float:
+    """How near a value a text states is to one a question asks for, from 1 (the same
+    value however written: "800,000원" for "80만원") down towards 0 as they part
+    ("79만원" ≈ 0.99, "8만원" 0.1): the smaller over the larger. Values of another kind or
+    another currency are 0 (a plain number stands for any currency, as in `supported`); a
+    date is the same date or none."""
+    if asked.kind == "date" or stated.kind == "date":
+        return 1.0 if supported(asked, {stated}) and asked.kind == stated.kind else 0.0
+    if asked.kind != stated.kind or (asked.unit and stated.unit and asked.unit != stated.unit):
+        return 0.0
+    a, b = abs(Decimal(asked.number)), abs(Decimal(stated.number))
+    if a == b:
+        return 1.0
+    return float(min(a, b) / max(a, b))

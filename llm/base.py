@@ -69,6 +69,9 @@ class Provider(Protocol):
     # Whether `structured` works. Without it (the offline provider), domain code uses its
     # own deterministic fallbacks (the extractive fold, pattern-based memory extraction).
     structured_output: bool
+    # Whether the model may call the tools `stream_chat` offers (the offline provider
+    # answers in text only, so nothing offers it any).
+    calls_tools: bool
 
     def stream_chat(
         self, *, messages: ChatMessages, model: str | None = None, tools: list[Tool] | None = None

@@ -222,6 +222,7 @@ def _sentence(text: str) -> str:
 class OfflineProvider:
     name = "offline"
     structured_output = False
+    calls_tools = False
 
     def __init__(self, *, piece_chars: int = 12) -> None:
         self.piece_chars = piece_chars

@@ -25,6 +25,7 @@ from typing import Any, cast
 import openai
 import pydantic
 from django.conf import settings
+from django.utils.translation import gettext_noop
 from openai.lib._parsing._completions import type_to_response_format_param
 
 from llm.base import ChatMessages, ChatStream, ProviderError, T, Tool, ToolCall, Usage
@@ -35,7 +36,7 @@ log = logging.getLogger(__name__)
 # no point waiting the whole read timeout for it.
 CONNECT_TIMEOUT_CAP = 5.0
 COMPLETIONS = "/chat/completions"
-SHAPE = "The model server sent a response in an unknown shape."
+SHAPE = gettext_noop("The model server sent a response in an unknown shape.")
 
 
 class _ReusingStream(openai.Stream[object]):
@@ -76,6 +77,7 @@ class _ReusingStream(openai.Stream[object]):
 class OpenAIProvider:
     name = "openai"
     structured_output = True
+    calls_tools = True
 
     def __init__(
         self,
@@ -106,7 +108,9 @@ class OpenAIProvider:
         except openai.OpenAIError:
             # With the arguments above only a missing key gets here; the SDK's text names
             # environment variables the person never set, ours says what to fix.
-            raise ProviderError("auth", "No API key is configured for the model server.") from None
+            raise ProviderError(
+                "auth", gettext_noop("No API key is configured for the model server.")
+            ) from None
 
     @classmethod
     def from_settings(cls) -> OpenAIProvider:
@@ -121,6 +125,21 @@ class OpenAIProvider:
     def close(self) -> None:
         """Release the pooled connections; the provider is unusable afterwards."""
         self._client.close()
+
+    def list_models(self) -> list[str]:
+        """The model ids the server offers (GET /models), sorted; raises ProviderError."""
+        try:
+            # A page waits for this list: one short try, not the replies' patience.
+            client = self._client.with_options(
+                timeout=min(CONNECT_TIMEOUT_CAP, self.timeout), max_retries=0
+            )
+            listing = client.get("/models", cast_to=object)
+        except Exception as exc:
+            raise self._provider_error(exc) from None
+        data = listing.get("data") if isinstance(listing, dict) else None
+        if not isinstance(data, list):
+            raise ProviderError("bad_output", SHAPE)
+        return sorted({str(m["id"]) for m in data if isinstance(m, dict) and m.get("id")})
 
     def stream_chat(
         self, *, messages: ChatMessages, model: str | None = None, tools: list[Tool] | None = None
@@ -187,7 +206,7 @@ class OpenAIProvider:
         if chunks == 0:
             # A 200 that is not an event stream (a proxy's HTML page, say) reads as a
             # stream with no events; a real reply always has at least one chunk.
-            raise ProviderError("bad_output", "The model server sent no reply.")
+            raise ProviderError("bad_output", gettext_noop("The model server sent no reply."))
         result.tool_calls = [calls[i] for i in sorted(calls)]
 
     def structured(
@@ -209,7 +228,7 @@ class OpenAIProvider:
             _fill_usage(usage, completion["usage"])
         choices = completion.get("choices")
         if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
-            raise ProviderError("bad_output", "The model returned no answer.")
+            raise ProviderError("bad_output", gettext_noop("The model returned no answer."))
         choice = choices[0]
         finish = choice.get("finish_reason")
         if finish == "length":
@@ -222,10 +241,10 @@ class OpenAIProvider:
             )
         message = choice.get("message") or {}
         if message.get("refusal"):
-            raise ProviderError("bad_output", "The model refused to answer.")
+            raise ProviderError("bad_output", gettext_noop("The model refused to answer."))
         content = message.get("content")
         if not content or not isinstance(content, str):
-            raise ProviderError("bad_output", "The model returned an empty answer.")
+            raise ProviderError("bad_output", gettext_noop("The model returned an empty answer."))
         try:
             return schema.model_validate_json(content), usage
         except pydantic.ValidationError as exc:
@@ -238,7 +257,9 @@ class OpenAIProvider:
             # raises on a 200 whose body is not JSON. The person learns the answer was
             # unusable; the traceback goes to the log in case the bug is ours.
             log.error("openai call failed unexpectedly", exc_info=exc)
-            return ProviderError("bad_output", "The model server sent an unusable response.")
+            return ProviderError(
+                "bad_output", gettext_noop("The model server sent an unusable response.")
+            )
         # The log keeps what an operator needs to correlate with the server (status, request
         # id) but never the response body, which can echo the prompt or part of the key.
         log.warning(
@@ -285,27 +306,37 @@ def _translate(exc: Exception, *, timeout: float) -> ProviderError | None:
     if isinstance(exc, openai.APITimeoutError):
         return ProviderError("timeout", f"The model server did not answer within {timeout:g} s.")
     if isinstance(exc, openai.APIConnectionError):
-        return ProviderError("connection", "Could not reach the model server.")
+        return ProviderError("connection", gettext_noop("Could not reach the model server."))
     if isinstance(exc, openai.APIStatusError):
         return _translate_status(exc)
     if isinstance(exc, openai.LengthFinishReasonError):
-        return ProviderError("bad_output", "The model's answer was cut off before it was complete.")
+        return ProviderError(
+            "bad_output", gettext_noop("The model's answer was cut off before it was complete.")
+        )
     if isinstance(exc, openai.ContentFilterFinishReasonError):
-        return ProviderError("bad_output", "The model's answer was withheld by its content filter.")
+        return ProviderError(
+            "bad_output", gettext_noop("The model's answer was withheld by its content filter.")
+        )
     if isinstance(exc, openai.APIResponseValidationError):
         return ProviderError("bad_output", SHAPE)
     if isinstance(exc, pydantic.ValidationError):
         # Raised by the parse helper when the content is not JSON or does not fit the schema.
-        return ProviderError("bad_output", "The model's answer did not match the expected format.")
+        return ProviderError(
+            "bad_output", gettext_noop("The model's answer did not match the expected format.")
+        )
     if isinstance(exc, json.JSONDecodeError):
         # The SDK decodes response bodies and stream events with the json module and lets
         # its errors through unwrapped.
-        return ProviderError("bad_output", "The model server sent a response that is not JSON.")
+        return ProviderError(
+            "bad_output", gettext_noop("The model server sent a response that is not JSON.")
+        )
     if isinstance(exc, openai.APIError):
         # An error event in the middle of a stream: the server gave up after starting.
-        return ProviderError("server_error", "The model server failed while answering.")
+        return ProviderError(
+            "server_error", gettext_noop("The model server failed while answering.")
+        )
     if isinstance(exc, openai.OpenAIError):
-        return ProviderError("server_error", "The model call failed.")
+        return ProviderError("server_error", gettext_noop("The model call failed."))
     return None
 
 

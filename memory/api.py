@@ -3,6 +3,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.http import HttpRequest
+from django.utils.translation import gettext
 from ninja import Field, Router, Schema
 from ninja.errors import HttpError
 from ninja.responses import Status
@@ -131,7 +132,7 @@ def _bad_text(text: str | None) -> Status[dict[str, Any]] | None:
 def _item(request: HttpRequest, item_id: int) -> MemoryItem:
     item = memory_get_for_user(user=_user(request), item_id=item_id)
     if item is None:
-        raise HttpError(404, "No such memory item.")
+        raise HttpError(404, gettext("No such memory item."))
     return item
 
 
@@ -166,7 +167,7 @@ def memory_create(request: HttpRequest, body: MemoryIn) -> Status[dict[str, Any]
     user = _user(request)
     office = Office.objects.filter(pk=body.office, owner=user).first()
     if office is None:
-        raise HttpError(404, "No such office.")
+        raise HttpError(404, gettext("No such office."))
     if refused := _bad_text(body.text):
         return refused
     employee = (
@@ -222,7 +223,7 @@ def memory_supersede(
 ) -> Status[dict[str, Any]]:
     old = _item(request, item_id)
     if not old.active:
-        return Status(400, {"code": "invalid", "message": "the item is already retired"})
+        return Status(400, {"code": "invalid", "message": gettext("the item is already retired")})
     if refused := _bad_text(body.text):
         return refused
     memory_write_allowed(user_id=_user(request).pk)
@@ -243,7 +244,7 @@ def memory_supersede(
 def channel_memory(request: HttpRequest, channel_id: int) -> list[dict[str, Any]]:
     channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
     if channel is None:
-        raise HttpError(404, "No such channel.")
+        raise HttpError(404, gettext("No such channel."))
     return [_out(i) for i in memory_for_channel_panel(channel=channel)[:200]]
 
 
@@ -265,7 +266,7 @@ def _proposal_out(proposal: MemoryProposal) -> dict[str, Any]:
 def _proposal(request: HttpRequest, proposal_id: int) -> MemoryProposal:
     proposal = proposal_get_for_user(user=_user(request), proposal_id=proposal_id)
     if proposal is None:
-        raise HttpError(404, "No such proposal.")
+        raise HttpError(404, gettext("No such proposal."))
     return proposal
 
 
@@ -286,7 +287,7 @@ def memory_proposals(request: HttpRequest) -> list[dict[str, Any]]:
 def channel_memory_proposals(request: HttpRequest, channel_id: int) -> list[dict[str, Any]]:
     channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
     if channel is None:
-        raise HttpError(404, "No such channel.")
+        raise HttpError(404, gettext("No such channel."))
     return [_proposal_out(p) for p in proposals_pending_for_channel_panel(channel=channel)[:100]]
 
 

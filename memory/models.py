@@ -221,3 +221,32 @@ class ProposalReplaces(models.Model):
 
     def __str__(self) -> str:
         return self.item.text[:60]
+
+
+class MemoryVector(models.Model):
+    """A memory item's meaning (language.meaning): the sentence embedding of its text by
+    one model, as float16 bytes, written in the background lane. Deleted when the item's
+    text changes (memory.services), and written again."""
+
+    item = models.ForeignKey(
+        MemoryItem, on_delete=models.CASCADE, related_name="vectors", verbose_name=_("memory item")
+    )
+    # Denormalised from the item: ranking reads one office's vectors.
+    office = models.ForeignKey(
+        "office.Office", on_delete=models.CASCADE, related_name="+", verbose_name=_("office")
+    )
+    model = models.CharField(_("model"), max_length=40)
+    vector = models.BinaryField(_("vector"))
+
+    class Meta:
+        verbose_name = _("memory vector")
+        verbose_name_plural = _("memory vectors")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "model"], name="memory_vector_unique_per_model"
+            ),
+        ]
+        indexes = [models.Index(fields=["office", "model", "id"], name="memory_vector_office")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} ({self.model})"

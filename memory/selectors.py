@@ -25,16 +25,21 @@ def memory_in_scope(
     return MemoryItem.objects.filter(scope, office_id=office_id, active=True)
 
 
-# The system prompt's high-priority lane: what a person pinned, and the rules a person
-# wrote. A rule extraction proposed is ranked and quoted like any other item until a person
-# pins it: text a model read (an e-mail to translate, its own reply) never becomes an
+# The system prompt's high-priority lane: what a person pinned, and the rules in force —
+# those a person wrote, and those taken from their own words in chat (`source_span`: the
+# sentence of theirs the rule stands on). A rule a model proposed with no source there is
+# ranked and quoted like any other item until a person pins it: text a model read (an
+# e-mail to translate, its own reply, material the person pasted) never becomes an
 # instruction every employee follows.
-STANDING = Q(pinned=True) | (Q(kind=MemoryKind.RULE) & ~Q(origin=MemoryOrigin.EXTRACTED))
+STANDING = Q(pinned=True) | (
+    Q(kind=MemoryKind.RULE) & (~Q(origin=MemoryOrigin.EXTRACTED) | ~Q(source_span=""))
+)
 
 
 def memory_standing(items: QuerySet[MemoryItem]) -> QuerySet[MemoryItem]:
-    """Pinned items and people's rules: the high-priority lane of the system prompt."""
-    return items.filter(STANDING).order_by("-pinned", "id")
+    """Pinned items and the rules in force, pinned first, then the newest: the
+    high-priority lane of the system prompt (what does not fit its share is counted)."""
+    return items.filter(STANDING).order_by("-pinned", "-created_at", "-id")
 
 
 def memory_rankable(items: QuerySet[MemoryItem]) -> QuerySet[MemoryItem]:

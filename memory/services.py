@@ -11,14 +11,18 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from config.celery import queue_task_on_commit
+from language import meaning
 from language.analysis import normalised
-from language.statements import normalize, supersedes
+from language.statements import normalize
+from language.supersession import supersedes
 from memory.models import (
     MemoryItem,
     MemoryKind,
     MemoryOrigin,
     MemoryProposal,
     MemoryScope,
+    MemoryVector,
     ProposalState,
 )
 from missions.models import Mission
@@ -106,6 +110,8 @@ def memory_item_create(
         raise MemoryRejected(
             gettext("Office-wide memory needs a source in the person's own words.")
         )
+    if meaning.enabled():
+        queue_task_on_commit("context.tasks.vectors_embed_memory", target.office.pk)
     return MemoryItem.objects.create(
         office=target.office,
         scope=target.scope,
@@ -140,6 +146,10 @@ def memory_item_edit(
         item.text = memory_text_clean(text, item.kind)
         item.terms = normalised(item.text)
         fields += ["text", "terms"]
+        # Its meaning changed with its words: embedded again in the background lane.
+        MemoryVector.objects.filter(item=item).delete()
+        if meaning.enabled():
+            queue_task_on_commit("context.tasks.vectors_embed_memory", item.office_id)
     elif kind is not None:
         memory_text_clean(item.text, item.kind)
     if pinned is not None:
@@ -191,7 +201,8 @@ def _replaces(*, new: str, old: MemoryItem) -> bool:
     topic with a new value: the rule the rolling summary uses too
     (language/statements.py). Whatever kind holds the old value (fact, decision, rule,
     preference), a reversal retires it: "the box is navy now" retires the preference
-    "cream for the gift set box"."""
+    "cream for the gift set box"; and another value of the same kind for the same thing,
+    however it is worded ("가격 올렸어요, 이제 23,500원": language/supersession.py)."""
     return supersedes(new, old.text)
 
 
@@ -226,6 +237,15 @@ def memory_item_remember(
             item.save(update_fields=fields)
             return item, "merged"
     replaced = [item for item in candidates if _replaces(new=text, old=item)]
+    if origin == MemoryOrigin.EXTRACTED:
+        # What a person set down and the new item would be read beside (a pinned office
+        # rule and a 1:1's new one): contradicted, it is theirs to decide too, never left
+        # standing against it unasked.
+        replaced += [
+            item
+            for item in _read_beside(target).select_for_update()
+            if _set_by_a_person(item) and _replaces(new=text, old=item)
+        ]
     if replaced and origin == MemoryOrigin.EXTRACTED and any(map(_set_by_a_person, replaced)):
         # What a person set down is changed only by that person: the change waits for
         # them in the memory panel (memory_proposal_confirm), and nothing changes now.
@@ -256,6 +276,16 @@ def memory_item_remember(
         created_by=created_by,
         source_span=source_span,
     ), "created"
+
+
+def _read_beside(target: Target) -> QuerySet[MemoryItem]:
+    """The active items of other scopes that apply together with the target's in some
+    prompt (memory.selectors.memory_in_scope): the office's beside an employee's or a
+    project's; every employee's and project's beside the office's."""
+    active = MemoryItem.objects.filter(office=target.office, active=True)
+    if target.scope == MemoryScope.OFFICE:
+        return active.exclude(scope=MemoryScope.OFFICE).order_by("pk")
+    return active.filter(scope=MemoryScope.OFFICE).order_by("pk")
 
 
 def _set_by_a_person(item: MemoryItem) -> bool:

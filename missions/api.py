@@ -4,13 +4,16 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext
 from ninja import Field, Router, Schema
 from ninja.errors import HttpError
 from ninja.responses import Status
 
 from context.selectors import context_for_next
 from language.storable import BAD_TEXT, text_problem
-from missions.intake import RETIRED, InstructionRejected, RateLimited, instruction_accept
+from missions.export import ChannelExport, channel_export, export_markdown
+from missions.importing import ImportRejected, channel_import
+from missions.intake import READ_ONLY, InstructionRejected, RateLimited, instruction_accept
 from missions.lifecycle import (
     RegenerateRefused,
     StopRefused,
@@ -24,14 +27,15 @@ from missions.selectors import (
     message_list_after,
     mission_attempts,
     mission_get_for_user,
+    missions_pending,
     plan_data,
     unread_counts,
 )
 from missions.timeline import message_data
 from office.auth import session_new_allowed
 from office.models import Channel
-from office.selectors import channel_get_for_user, channel_list_for_user
-from push.frames import DB_ID_MAX, MessageData, PlanData
+from office.selectors import channel_get_for_user, channel_list_for_user, office_get_for_user
+from push.frames import DB_ID_MAX, MessageData, MissionStateData, PlanData
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
 from sessions.services import session_start_new
@@ -68,6 +72,8 @@ class ChannelOut(Schema):
     current_session: SessionOut | None
     # Replies and failures saved since you last read the channel.
     unread: int
+    # An archived project: read-only, out of the sidebar.
+    archived: bool = False
 
 
 class ReadIn(Schema):
@@ -166,7 +172,7 @@ def _user(request: HttpRequest) -> User:
 def _channel(request: HttpRequest, channel_id: int) -> Channel:
     channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
     if channel is None:
-        raise HttpError(404, "No such channel.")
+        raise HttpError(404, gettext("No such channel."))
     return channel
 
 
@@ -198,7 +204,7 @@ def _mission_out(mission: Mission) -> dict[str, Any]:
 def _current_session(channel: Channel) -> ChatSession:
     session = session_current(channel=channel)
     if session is None:
-        raise HttpError(409, "The channel has no session.")
+        raise HttpError(409, gettext("The channel has no session."))
     return session
 
 
@@ -216,6 +222,7 @@ def channels(request: HttpRequest) -> list[dict[str, Any]]:
             "employee": channel.employee.name if channel.employee else None,
             "current_session": currents.get(channel.pk),
             "unread": unread.get(channel.pk, 0),
+            "archived": channel.archived_at is not None,
         }
         for channel in channels
     ]
@@ -233,6 +240,16 @@ def messages(
     limit = max(1, min(limit, 500))
     rows = message_list_after(channel=channel, after_id=after, limit=limit + 1)
     return {"messages": [message_data(m) for m in rows[:limit]], "has_more": len(rows) > limit}
+
+
+@router.get(
+    "channels/{channel_id}/pending",
+    response=list[MissionStateData],
+    summary="The channel's work under way: its queued and running missions, and in the "
+    "master channel the parts of its plans (the socket's `pending` frame)",
+)
+def pending(request: HttpRequest, channel_id: int) -> list[MissionStateData]:
+    return missions_pending(channel=_channel(request, channel_id))
 
 
 @router.post(
@@ -271,8 +288,8 @@ def instructions(
             429, {"code": exc.code, "message": exc.message, "retry_after": exc.retry_after}
         )
     except InstructionRejected as exc:
-        # A retired employee's channel is there to read, not to give work to.
-        status = 409 if exc.code == RETIRED else 400
+        # A retired employee's or an archived channel is there to read, not to work in.
+        status = 409 if exc.code in READ_ONLY else 400
         return Status(status, {"code": exc.code, "message": exc.message})
     return Status(
         202,
@@ -317,7 +334,7 @@ def context(request: HttpRequest, channel_id: int, instruction: str = "") -> Sta
 def mission(request: HttpRequest, mission_id: int) -> dict[str, Any]:
     found = mission_get_for_user(user=_user(request), mission_id=mission_id)
     if found is None:
-        raise HttpError(404, "No such mission.")
+        raise HttpError(404, gettext("No such mission."))
     return _mission_out(found)
 
 
@@ -330,7 +347,7 @@ def retry(request: HttpRequest, mission_id: int, response: HttpResponse) -> Stat
     user = _user(request)
     found = mission_get_for_user(user=user, mission_id=mission_id)
     if found is None:
-        raise HttpError(404, "No such mission.")
+        raise HttpError(404, gettext("No such mission."))
     try:
         retried = mission_retry(mission=found, user_id=user.pk)
     except RateLimited as exc:
@@ -354,7 +371,7 @@ class StopOut(Schema):
 def stop(request: HttpRequest, mission_id: int) -> Status[dict[str, Any]]:
     found = mission_get_for_user(user=_user(request), mission_id=mission_id)
     if found is None:
-        raise HttpError(404, "No such mission.")
+        raise HttpError(404, gettext("No such mission."))
     try:
         stopped = mission_stop(mission=found)
     except StopRefused as exc:
@@ -374,7 +391,7 @@ def regenerate(
     user = _user(request)
     found = mission_get_for_user(user=user, mission_id=mission_id)
     if found is None:
-        raise HttpError(404, "No such mission.")
+        raise HttpError(404, gettext("No such mission."))
     try:
         again = mission_regenerate(mission=found, user_id=user.pk)
     except RateLimited as exc:
@@ -396,7 +413,7 @@ def regenerate(
 def attempts(request: HttpRequest, mission_id: int) -> list[MissionAttempt]:
     found = mission_get_for_user(user=_user(request), mission_id=mission_id)
     if found is None:
-        raise HttpError(404, "No such mission.")
+        raise HttpError(404, gettext("No such mission."))
     return mission_attempts(mission=found)
 
 
@@ -409,5 +426,65 @@ def plan(request: HttpRequest, mission_id: int) -> Status[Any]:
     found = mission_get_for_user(user=_user(request), mission_id=mission_id)
     data = plan_data(plan_id=found.pk) if found is not None else None
     if data is None:
-        return Status(404, {"code": "no_plan", "message": "This mission has no plan."})
+        return Status(404, {"code": "no_plan", "message": gettext("This mission has no plan.")})
     return Status(200, data)
+
+
+EXPORT_TYPES = {"json": "application/json", "markdown": "text/markdown; charset=utf-8"}
+
+
+@router.get(
+    "channels/{channel_id}/export",
+    response={200: ChannelExport, 404: ErrorOut},
+    summary="The conversation as a file: one session (`session`) or all, with each "
+    "session's summary and the memory the channel's work reads; `format` json (what an "
+    "import reads) or markdown",
+)
+def export(
+    request: HttpRequest, channel_id: int, format: str = "json", session: int | None = None
+) -> HttpResponse:
+    channel = _channel(request, channel_id)
+    if format not in EXPORT_TYPES:
+        raise HttpError(400, gettext("The format is json or markdown."))
+    chosen = None
+    if session is not None:
+        chosen = ChatSession.objects.filter(channel=channel, pk=session).first()
+        if chosen is None:
+            raise HttpError(404, gettext("No such session."))
+    data = channel_export(channel=channel, session=chosen)
+    body = data.model_dump_json(indent=2) if format == "json" else export_markdown(data)
+    name = f"channel-{channel.pk}" + (f"-session-{chosen.number}" if chosen else "")
+    extension = "json" if format == "json" else "md"
+    response = HttpResponse(body, content_type=EXPORT_TYPES[format])
+    response["Content-Disposition"] = f'attachment; filename="{name}.{extension}"'
+    return response
+
+
+class ImportedOut(Schema):
+    channel: int
+    sessions: int
+    missions: int
+
+
+@router.post(
+    "office/import",
+    response={201: ImportedOut, 400: ErrorOut, 404: ErrorOut},
+    summary="Import an exported conversation (the JSON of `export`) into your office: a new "
+    "project channel holding its sessions, missions and memory",
+)
+def import_channel(request: HttpRequest, body: ChannelExport) -> Status[Any]:
+    office = office_get_for_user(user=_user(request))
+    if office is None:
+        return Status(404, {"code": "no_office", "message": gettext("You have no office.")})
+    try:
+        channel = channel_import(office=office, data=body, user=_user(request))
+    except ImportRejected as exc:
+        return Status(400, {"code": "cannot_import", "message": str(exc)})
+    return Status(
+        201,
+        {
+            "channel": channel.pk,
+            "sessions": channel.sessions.count(),
+            "missions": channel.missions.count(),
+        },
+    )

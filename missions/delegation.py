@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import translation
+from django.utils.translation import gettext, pgettext
 
 from llm.base import Tool, ToolCall
 from missions.creation import mission_after_accept, mission_create
@@ -89,33 +91,55 @@ def delegations_from_tool_calls(
     if len(calls) > settings.MAX_DELEGATES:
         raise PlanRejected(
             "too_many_delegates",
-            f"The plan delegates {len(calls)} parts; at most {settings.MAX_DELEGATES} are "
-            "allowed. Retry, or name the people with @ to choose them yourself.",
+            gettext(
+                "The plan delegates {count} parts; at most {most} are allowed. Retry, or "
+                "name the people with @ to choose them yourself."
+            ).format(count=len(calls), most=settings.MAX_DELEGATES),
         )
     delegations: list[Delegation] = []
     for number, call in enumerate(calls, start=1):
-        where = f"Delegation {number} of the plan"
+        where = gettext("Delegation {number} of the plan").format(number=number)
         if call.name != DELEGATE:
-            raise PlanRejected("bad_plan", f"{where} calls an unknown tool ({call.name[:40]!r}).")
+            raise PlanRejected(
+                "bad_plan",
+                gettext("{where} calls an unknown tool ({tool}).").format(
+                    where=where, tool=repr(call.name[:40])
+                ),
+            )
         try:
             arguments = json.loads(call.arguments or "{}")
         except ValueError:
-            raise PlanRejected("bad_plan", f"{where} is not valid JSON.") from None
+            raise PlanRejected(
+                "bad_plan", gettext("{where} is not valid JSON.").format(where=where)
+            ) from None
         if not isinstance(arguments, dict):
-            raise PlanRejected("bad_plan", f"{where} is not an object.")
+            raise PlanRejected("bad_plan", gettext("{where} is not an object.").format(where=where))
         name, task = arguments.get("employee"), arguments.get("task")
         expected = arguments.get("expected_output") or ""
         if not isinstance(name, str) or not isinstance(task, str) or not task.strip():
-            raise PlanRejected("bad_plan", f"{where} lacks an employee or a task.")
+            raise PlanRejected(
+                "bad_plan", gettext("{where} lacks an employee or a task.").format(where=where)
+            )
         if not isinstance(expected, str):
-            raise PlanRejected("bad_plan", f"{where} has an expected_output that is not text.")
+            raise PlanRejected(
+                "bad_plan",
+                gettext("{where} has an expected_output that is not text.").format(where=where),
+            )
         employee = by_name.get(name.strip().lstrip("@").lower())
         if employee is None:
             raise PlanRejected(
-                "bad_plan", f"{where} names {name[:80]!r}, who is not an active colleague."
+                "bad_plan",
+                gettext("{where} names {name}, who is not an active colleague.").format(
+                    where=where, name=repr(name[:80])
+                ),
             )
         if any(d.employee == employee for d in delegations):
-            raise PlanRejected("bad_plan", f"{where} gives {employee.name} a second part.")
+            raise PlanRejected(
+                "bad_plan",
+                gettext("{where} gives {name} a second part.").format(
+                    where=where, name=employee.name
+                ),
+            )
         delegations.append(
             Delegation(
                 employee=employee,
@@ -134,8 +158,10 @@ def plan_charge(*, plan: Mission, count: int) -> None:
     if not verdict.allowed:
         raise PlanRejected(
             "rate_limited",
-            f"The plan would start {count} missions, over your instruction limit; retry in "
-            f"{verdict.retry_after} s.",
+            gettext(
+                "The plan would start {count} missions, over your instruction limit; retry in "
+                "{seconds} s."
+            ).format(count=count, seconds=verdict.retry_after),
         )
 
 
@@ -159,9 +185,11 @@ def plan_start(
     what the model said beside its calls). Returns the delegated missions; they run in
     parallel in the replies lane. With `run_token`, only if that run still holds the
     plan mission (a run the sweeper gave up on delegates nothing)."""
-    reply = (
-        ((preface.strip() + "\n\n") if preface.strip() else "") + "Plan:\n" + plan_text(delegations)
-    )
+    # The plan's reply is what the office writes: in the office's language.
+    with translation.override(plan.channel.office.language):
+        heading = pgettext("a plan's reply", "Plan:")
+    reply = ((preface.strip() + "\n\n") if preface.strip() else "") + heading + "\n"
+    reply += plan_text(delegations)
     if (
         mission_complete(
             mission=plan,
@@ -171,6 +199,7 @@ def plan_start(
             cached_tokens=cached_tokens,
             completion_tokens=completion_tokens,
             run_token=run_token,
+            is_plan=True,
         )
         is None
     ):

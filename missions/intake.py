@@ -7,6 +7,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from config.prepared import prepared
 from language.storable import BAD_TEXT, text_problem
@@ -28,6 +29,9 @@ from sessions.services import session_count_current, session_get_or_open_current
 
 CLIENT_ID = re.compile(r"[A-Za-z0-9_.:-]*")
 RETIRED = "employee_retired"
+ARCHIVED = "channel_archived"
+# Refusals that say the channel takes no work now (409), not that the instruction is bad.
+READ_ONLY = (RETIRED, ARCHIVED)
 
 
 @dataclass
@@ -87,15 +91,19 @@ def _check_fan_out(route: Route) -> None:
     if followups > most:
         raise InstructionRejected(
             "too_many_followups",
-            f"These meeting notes hand out {followups} follow-ups; at most {most} are "
-            "allowed per instruction. Send them in several parts.",
+            gettext(
+                "These meeting notes hand out {count} follow-ups; at most {most} are allowed "
+                "per instruction. Send them in several parts."
+            ).format(count=followups, most=most),
         )
     delegates, most = len(route.delegations), settings.MAX_DELEGATES
     if delegates > most:
         raise InstructionRejected(
             "too_many_delegates",
-            f"This instruction delegates to {delegates} employees; at most {most} are "
-            "allowed per instruction. Name fewer, or send it in parts.",
+            gettext(
+                "This instruction delegates to {count} employees; at most {most} are allowed "
+                "per instruction. Name fewer, or send it in parts."
+            ).format(count=delegates, most=most),
         )
 
 
@@ -119,24 +127,35 @@ def instruction_accept(
         raise InstructionRejected(BAD_TEXT, problem)
     text = text.strip()
     if not text:
-        raise InstructionRejected("empty", "The instruction is empty.")
+        raise InstructionRejected("empty", gettext("The instruction is empty."))
     limit = settings.MAX_INSTRUCTION_CHARS
     if len(text) > limit:
         raise InstructionRejected(
-            "too_long", f"The instruction has {len(text)} characters; the limit is {limit}."
+            "too_long",
+            gettext("The instruction has {count} characters; the limit is {limit}.").format(
+                count=len(text), limit=limit
+            ),
         )
     if len(client_id) > 64:
-        raise InstructionRejected("bad_client_id", "client_id is longer than 64 characters.")
+        raise InstructionRejected(
+            "bad_client_id", gettext("client_id is longer than 64 characters.")
+        )
     if not CLIENT_ID.fullmatch(client_id):
         # Pages look sends up by it (in selectors and attributes): a plain alphabet only.
         raise InstructionRejected(
-            "bad_client_id", "client_id may hold only letters, digits and _ . : -"
+            "bad_client_id", gettext("client_id may hold only letters, digits and _ . : -")
         )
     if channel.employee is not None and not channel.employee.is_active:
         raise InstructionRejected(
             RETIRED,
-            f"{channel.employee.name} has retired: this channel is read-only. "
-            "Give the work to someone else.",
+            gettext(
+                "{name} has retired: this channel is read-only. Give the work to someone else."
+            ).format(name=channel.employee.name),
+        )
+    if channel.archived_at is not None:
+        raise InstructionRejected(
+            ARCHIVED,
+            gettext("{name} is archived: unarchive it to give it work.").format(name=channel.name),
         )
     edited = None
     if edits is not None:
@@ -144,7 +163,9 @@ def instruction_accept(
         # another channel gets the same answer as one that does not exist.
         edited = Mission.objects.filter(pk=edits, channel=channel).first()
         if edited is None:
-            raise InstructionRejected("bad_edit", "The mission to edit is not in this channel.")
+            raise InstructionRejected(
+                "bad_edit", gettext("The mission to edit is not in this channel.")
+            )
     # A 1:1 instruction that names nobody is routed without the office's employees.
     employees = (
         list(Employee.objects.filter(office_id=channel.office_id, is_active=True))

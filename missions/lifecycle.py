@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from config.celery import queue_task_on_commit
 from config.prepared import PreparedUpdate
@@ -25,7 +26,7 @@ from missions.models import (
     MissionSource,
     MissionStatus,
 )
-from missions.plans import plan_child_changed, plan_synthesis_changed
+from missions.plans import plan_child_changed, plan_send_on_commit, plan_synthesis_changed
 from missions.queueing import mission_queue_run
 from missions.ratelimit import RateLimited, instruction_allowed
 from missions.reading import unread_announce
@@ -93,11 +94,14 @@ def mission_complete(
     cached_tokens: int = 0,
     completion_tokens: int = 0,
     at: datetime | None = None,
+    model: str = "",
     run_token: str | None = None,
+    is_plan: bool = False,
 ) -> Message | None:
     """Save the reply and its usage; then, on commit, announce it and queue the
     background work that follows every mission. With `run_token`, only if that run still
-    holds the mission (None otherwise, and nothing is saved)."""
+    holds the mission (None otherwise, and nothing is saved). `is_plan`: the reply is a
+    plan's (its parts are delegated next), which cannot be regenerated."""
     finished_at = at or timezone.now()
     if not _still_held(
         mission,
@@ -110,6 +114,7 @@ def mission_complete(
         prompt_tokens=prompt_tokens,
         cached_tokens=cached_tokens,
         completion_tokens=completion_tokens,
+        model=model,
     ):
         return None
     message = message_post(
@@ -119,7 +124,7 @@ def mission_complete(
         kind=MessageKind.EMPLOYEE,
         author=mission.assignee,
         text=reply,
-        payload=_reply_payload(mission),
+        payload=_reply_payload(mission, is_plan=is_plan),
         created_at=finished_at,
         # reply.done carries the saved reply: one frame per reply, not two.
         announce=False,
@@ -148,12 +153,17 @@ def mission_complete(
     return message
 
 
-def _reply_payload(mission: Mission) -> dict[str, Any]:
-    """A reply's timeline payload: its mission's seq and label, and which attempt it is
-    once the person regenerated the mission (the earlier replies stay above it)."""
+def _reply_payload(mission: Mission, *, is_plan: bool = False) -> dict[str, Any]:
+    """A reply's timeline payload: its mission's seq and label, which attempt it is once
+    the person regenerated the mission (the earlier replies stay above it), and
+    `regenerable: false` where a new attempt would be refused (a plan and its parts: see
+    `mission_regenerate`), so the page does not offer one."""
+    payload: dict[str, Any] = {"seq": mission.seq, "label": mission.label}
     if mission.regenerations:
-        return {"seq": mission.seq, "label": mission.label, "attempt": mission.regenerations + 1}
-    return {"seq": mission.seq, "label": mission.label}
+        payload["attempt"] = mission.regenerations + 1
+    if is_plan or mission.parent_id is not None:
+        payload["regenerable"] = False
+    return payload
 
 
 def _followups_on_commit(mission: Mission) -> None:
@@ -266,16 +276,59 @@ def stop_flag_key(mission_id: int) -> str:
 
 
 class StopRefused(Exception):
-    """The mission cannot be stopped: it has ended, or it is a part of a plan."""
+    """The mission cannot be stopped on its own: a delegated part or a follow-up."""
 
 
 def mission_stop(*, mission: Mission) -> bool:
     """The person stops a reply. A queued mission is stopped at once (nothing came); a
     running one is asked to stop, and its run saves what came and marks it stopped.
-    False when it had already ended (a second click). Parts of a plan (delegations,
-    syntheses, follow-ups) are not stopped one by one: StopRefused."""
+    A plan (the mission that delegated) and its synthesis stop the whole plan
+    (`plan_stop`). False when nothing was left to stop (a second click). A delegated
+    part or a meeting follow-up is not stopped on its own: StopRefused."""
     if mission.parent_id is not None:
-        raise StopRefused("A part of a plan cannot be stopped on its own.")
+        if mission.source == MissionSource.SYNTHESIS:
+            return plan_stop(plan_id=mission.parent_id)
+        raise StopRefused(gettext("A part of a plan cannot be stopped on its own."))
+    if _stop_one(mission):
+        return True
+    if mission.children.filter(source=MissionSource.DELEGATION).exists():
+        return plan_stop(plan_id=mission.pk)
+    return False
+
+
+def plan_stop(*, plan_id: int) -> bool:
+    """The person stops a plan: each part still queued or running is stopped (a running
+    one keeps what came, in its employee's channel), and the synthesis is not started, or
+    is stopped like any reply. The plan's `stop_requested_at` holds the stop: a part
+    ending later starts no synthesis (a retried part starts the plan again). False when
+    nothing of it was under way.
+
+    The plan's row lock orders this with a part's end (`plan_child_changed`, which takes
+    it to decide on the synthesis): whichever is second sees the other's work. The parts
+    are stopped after that lock is released, since a part that is ending holds its own
+    row and waits for the plan's."""
+    with transaction.atomic():
+        plan = Mission.objects.select_for_update().filter(pk=plan_id).first()
+        if plan is None:
+            return False
+        under_way = list(
+            Mission.objects.filter(
+                parent_id=plan_id,
+                source__in=[MissionSource.DELEGATION, MissionSource.SYNTHESIS],
+                status__in=[MissionStatus.QUEUED, MissionStatus.RUNNING],
+            ).select_related("assignee")
+        )
+        if not under_way:
+            return False
+        Mission.objects.filter(pk=plan_id).update(stop_requested_at=timezone.now())
+        plan_send_on_commit(plan_id)
+    for part in under_way:
+        _stop_one(part)
+    return True
+
+
+def _stop_one(mission: Mission) -> bool:
+    """Stop this mission if it is queued (at once) or running (its run is asked)."""
     now = timezone.now()
     with transaction.atomic():
         stopped_queued = Mission.objects.filter(pk=mission.pk, status=MissionStatus.QUEUED).update(
@@ -292,6 +345,7 @@ def mission_stop(*, mission: Mission) -> bool:
             # its turn (late, if it was a retry the folds had gone past).
             _followups_on_commit(mission)
             _post_stopped(mission)
+            _tell_plan(mission)
             return True
     asked = Mission.objects.filter(
         pk=mission.pk, status=MissionStatus.RUNNING, stop_requested_at__isnull=True
@@ -315,6 +369,7 @@ def mission_save_stopped(
     prompt_tokens: int = 0,
     cached_tokens: int = 0,
     completion_tokens: int = 0,
+    model: str = "",
     run_token: str | None = None,
 ) -> Message | None:
     """The run stopped at the person's request: what came is the reply, the mission is
@@ -330,11 +385,12 @@ def mission_save_stopped(
         prompt_tokens=prompt_tokens,
         cached_tokens=cached_tokens,
         completion_tokens=completion_tokens,
+        model=model,
     ):
         return None
     # Part of the conversation like a finished mission: indexed and folded in its turn.
     _followups_on_commit(mission)
-    return _post_stopped(
+    message = _post_stopped(
         mission,
         usage=UsageData(
             prompt_chars=prompt_chars,
@@ -343,6 +399,8 @@ def mission_save_stopped(
             completion_tokens=completion_tokens,
         ),
     )
+    _tell_plan(mission)
+    return message
 
 
 def _post_stopped(mission: Mission, usage: UsageData | None = None) -> Message:
@@ -378,9 +436,9 @@ def mission_regenerate(*, mission: Mission, user_id: int | None = None) -> Missi
     person's regenerate runs the model again, so it counts against their instruction
     limit, as a retry does: RateLimited when over it."""
     if mission.status not in (MissionStatus.DONE, MissionStatus.STOPPED):
-        raise RegenerateRefused("Only a finished reply can be regenerated.")
+        raise RegenerateRefused(gettext("Only a finished reply can be regenerated."))
     if mission.parent_id is not None or mission.children.exists():
-        raise RegenerateRefused("A plan and its parts cannot be regenerated one by one.")
+        raise RegenerateRefused(gettext("A plan and its parts cannot be regenerated one by one."))
     if user_id is not None:
         verdict = instruction_allowed(user_id=user_id, retry=True)
         if not verdict.allowed:
@@ -392,7 +450,7 @@ def mission_regenerate(*, mission: Mission, user_id: int | None = None) -> Missi
             .first()
         )
         if row is None:
-            raise RegenerateRefused("Only a finished reply can be regenerated.")
+            raise RegenerateRefused(gettext("Only a finished reply can be regenerated."))
         MissionAttempt.objects.create(
             mission=row,
             number=row.regenerations + 1,
@@ -425,22 +483,34 @@ def mission_regenerate(*, mission: Mission, user_id: int | None = None) -> Missi
 
 
 def mission_retry(*, mission: Mission, user_id: int | None = None) -> bool:
-    """Run a failed mission again (the same mission: no duplicate). False if it was not
-    failed, e.g. a second click on Retry. A person's retry (`user_id`) runs the model again,
-    so it counts against their instruction limit: RateLimited when over it."""
-    if mission.status != MissionStatus.FAILED:
+    """Run a failed mission again (the same mission: no duplicate), or a plan's part that
+    was stopped with its plan. False if it was neither, e.g. a second click on Retry. A
+    person's retry (`user_id`) runs the model again, so it counts against their
+    instruction limit: RateLimited when over it."""
+    plan_id = mission.parent_id if mission.source == MissionSource.DELEGATION else None
+    part = plan_id is not None
+    retryable = [MissionStatus.FAILED, *([MissionStatus.STOPPED] if part else [])]
+    if mission.status not in retryable:
         return False
     if user_id is not None:
         verdict = instruction_allowed(user_id=user_id, retry=True)
         if not verdict.allowed:
             raise RateLimited(retry_after=verdict.retry_after, cost=1)
     with transaction.atomic():
-        reset = Mission.objects.filter(pk=mission.pk, status=MissionStatus.FAILED).update(
-            status=MissionStatus.QUEUED, error="", finished_at=None
+        reset = Mission.objects.filter(pk=mission.pk, status__in=retryable).update(
+            status=MissionStatus.QUEUED, error="", finished_at=None, stop_requested_at=None
         )
         if reset:
             mission.status = MissionStatus.QUEUED
-            mission.error, mission.finished_at = "", None
+            mission.error, mission.finished_at, mission.stop_requested_at = "", None, None
+            if plan_id is not None:
+                # A part retried after its plan was stopped starts the plan again: its
+                # end brings the synthesis.
+                Mission.objects.filter(pk=plan_id).update(stop_requested_at=None)
+                try:
+                    cache.delete(stop_flag_key(mission.pk))  # the stop was the last run's
+                except Exception:
+                    logger.warning("could not clear the stop flag of %s", mission.pk, exc_info=True)
             mission_queue_run(mission)
             _tell_plan(mission)
     return bool(reset)

@@ -124,6 +124,9 @@ class Mission(models.Model):
     prompt_tokens = models.PositiveIntegerField(_("prompt tokens"), default=0)
     cached_tokens = models.PositiveIntegerField(_("cached tokens"), default=0)
     completion_tokens = models.PositiveIntegerField(_("completion tokens"), default=0)
+    # The model that answered (the cost view prices the tokens by it); empty before it
+    # answered, and for missions from before it was recorded.
+    model = models.CharField(_("model"), max_length=100, blank=True, default="")
 
     class Meta:
         verbose_name = _("mission")

@@ -25,7 +25,8 @@ from push.events import send_frame
 from push.frames import PlanFrame
 from sessions.services import session_get_or_open_current
 
-FINISHED = (MissionStatus.DONE, MissionStatus.FAILED)
+# A part stopped with its plan has finished too: what came is its result.
+FINISHED = (MissionStatus.DONE, MissionStatus.FAILED, MissionStatus.STOPPED)
 
 SYNTHESIS_INSTRUCTION = (
     "Your colleagues have worked on the parts of mission #{label} you delegated; their "
@@ -38,6 +39,7 @@ SYNTHESIS_INSTRUCTION = (
 # the reply, so written in the office's language when the reply is saved.
 NOT_DONE = gettext_noop("Not done yet: {name} — {error}. Retry: {url}")
 STILL_WORKING = gettext_noop("still working")
+STOPPED = gettext_noop("stopped before it was finished")
 
 
 # The page draws the last plan frame it gets, so one plan's frames must leave in the
@@ -97,7 +99,10 @@ def plan_synthesis_changed(*, synthesis: Mission) -> None:
 
 def _synthesize_if_ready(plan: Mission, *, overdue: bool = False) -> Mission | None:
     """The synthesis of `plan`, if it is due: every delegate finished (or, `overdue`,
-    the plan's time is up) and none finished since the last synthesis began."""
+    the plan's time is up) and none finished since the last synthesis began; never for a
+    plan the person stopped (`plan.stop_requested_at`, read under the plan's row lock)."""
+    if plan.stop_requested_at is not None:
+        return None
     children = list(plan.children.filter(source=MissionSource.DELEGATION))
     if not children:
         return None
@@ -145,7 +150,12 @@ def synthesis_footer(*, synthesis: Mission) -> str:
         for child in children.order_by("id"):
             if child.status == MissionStatus.DONE:
                 continue
-            error = child.error if child.status == MissionStatus.FAILED else gettext(STILL_WORKING)
+            if child.status == MissionStatus.FAILED:
+                error = child.error
+            elif child.status == MissionStatus.STOPPED:
+                error = gettext(STOPPED)
+            else:
+                error = gettext(STILL_WORKING)
             lines.append(
                 gettext(NOT_DONE).format(
                     name=child.assignee.name, error=error, url=delegate_url(child)

@@ -7,9 +7,12 @@ import logging
 from django.db import transaction
 
 from config.celery import queue_task
-from missions.models import Message, MessageKind, Mission
+from missions.models import Message, MessageKind, Mission, MissionStatus
+from missions.selectors import mission_state_data
 from missions.texts import office_text
 from missions.timeline import message_post
+from push.events import send_frame_on_commit
+from push.frames import MissionStateFrame
 
 logger = logging.getLogger(__name__)
 
@@ -17,7 +20,13 @@ RUN_TASK = "missions.tasks.mission_run"
 
 
 def mission_queue_run(mission: Mission) -> None:
-    """Send the reply task once the mission is committed."""
+    """Send the reply task once the mission is committed. Its channel hears first that
+    the mission is under way (registered before the task: the frame leaves before the
+    run can start, so it never comes after the run's own end)."""
+    state = mission_state_data(mission=mission).model_copy(
+        update={"status": MissionStatus.QUEUED.value}
+    )
+    send_frame_on_commit(mission.channel_id, MissionStateFrame(mission=state))
     transaction.on_commit(lambda: _send_run(mission.pk))
 
 

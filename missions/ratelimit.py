@@ -21,6 +21,7 @@ import logging
 from datetime import UTC, datetime
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from config.throttle import Verdict, Window, throttle_hit
 from missions.models import Mission, MissionSource
@@ -44,9 +45,11 @@ class RateLimited(InstructionRejected):
     """Over the per-user limit: nothing was saved; `retry_after` is in seconds."""
 
     def __init__(self, *, retry_after: int, cost: int) -> None:
-        message = f"Too many instructions; try again in {retry_after} s."
+        message = gettext("Too many instructions; try again in {seconds} s.").format(
+            seconds=retry_after
+        )
         if cost > 1:
-            message += f" This one would start {cost} missions."
+            message += " " + gettext("This one would start {count} missions.").format(count=cost)
         super().__init__("rate_limited", message)
         self.retry_after = retry_after
 

@@ -3,19 +3,22 @@
 import logging
 import time
 import uuid
+import zoneinfo
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import F, Q
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from config.prepared import PreparedUpdate, prepared
 from context.selectors import context_for_mission
-from llm.base import ProviderError, Tool
-from llm.gateway import get_provider
+from llm.base import ProviderError, Tool, Usage
+from llm.gateway import default_model, get_provider
 from memory.services import memory_mark_used
 from missions.delegation import (
     PlanRejected,
@@ -26,10 +29,14 @@ from missions.delegation import (
 )
 from missions.heartbeat import beating, hold_confirmed, stop_asked, stopping
 from missions.lifecycle import mission_complete, mission_fail, mission_save_stopped
+from missions.lookup import NAMES as LOOKUP_TOOLS
+from missions.lookup import Round, add_usage, answer_round, history_tools, is_lookup
+from missions.lookup import offered as lookup_offered
 from missions.models import Mission, MissionSource, MissionStatus
 from missions.plans import plan_send, synthesis_footer
 from missions.slots import reply_slot, slot_lent
-from office.models import ChannelKind, Employee
+from office.models import ChannelKind, Employee, Profile
+from office.selectors import time_zone_known
 from push.events import send_frame
 from push.frames import ReplyDeltaFrame
 
@@ -95,16 +102,37 @@ def mission_run(*, mission_id: int, run_token: str = "") -> None:
             _answer(mission_id=mission_id, run_token=run_token)
 
 
-# The mission with what its context starts from: session, channel, office, assignee.
+# The mission with what its context starts from: session, channel, office, assignee, and
+# the owner's profile (the time zone the office's times are written in).
 _WITH_CONTEXT = prepared(
     lambda *, mission_id: Mission.objects.select_related(
-        "session", "channel__office", "assignee"
+        "session", "channel__office__owner__office_profile", "assignee"
     ).filter(pk=mission_id)
 )
 
 
+def _office_zone(mission: Mission) -> zoneinfo.ZoneInfo | None:
+    """The time zone the office's owner chose, or None (the server's default)."""
+    try:
+        name = mission.channel.office.owner.office_profile.time_zone
+    except Profile.DoesNotExist:
+        return None
+    return zoneinfo.ZoneInfo(name) if name and time_zone_known(name) else None
+
+
 def _answer(*, mission_id: int, run_token: str) -> None:
     [mission] = _WITH_CONTEXT(mission_id=mission_id)
+    # What the office writes in this run (a plan's heading, the parts not done, a
+    # failure) is in the office's language; the prompt is not translated (§3). The times
+    # the prompt shows are the owner's, so a reply's "at 3 pm" is theirs.
+    with (
+        translation.override(mission.channel.office.language),
+        timezone.override(_office_zone(mission)),
+    ):
+        _reply(mission=mission, run_token=run_token)
+
+
+def _reply(*, mission: Mission, run_token: str) -> None:
     if mission.parent_id is not None and mission.source in (
         MissionSource.DELEGATION,
         MissionSource.SYNTHESIS,
@@ -119,6 +147,16 @@ def _answer(*, mission_id: int, run_token: str) -> None:
     provider = get_provider()
     pieces: list[str] = []
     tools: list[Tool] = [delegate_tool(colleagues=colleagues)] if colleagues else []
+    # A synthesis sums up the results it is given; every other reply may look things up.
+    looking_up = (
+        lookup_offered(provider_calls_tools=provider.calls_tools)
+        and mission.source != MissionSource.SYNTHESIS
+    )
+    if looking_up:
+        tools += history_tools()
+    messages = context.messages
+    usage = Usage()
+    answering = mission.assignee.model or default_model()
     try:
         # Pieces are sent in small batches: a model streams many tiny tokens, and one
         # channel-layer message each would cost more than the text it carries. The first
@@ -126,39 +164,58 @@ def _answer(*, mission_id: int, run_token: str) -> None:
         batch: list[str] = []
         index = 0
         last_sent = time.monotonic() - DELTA_INTERVAL
-        with _waiting_for_model():
-            if tools:
-                stream = provider.stream_chat(
-                    messages=context.messages, model=mission.assignee.model or None, tools=tools
-                )
-            else:
-                stream = provider.stream_chat(
-                    messages=context.messages, model=mission.assignee.model or None
-                )
-            for piece in stream:
-                if stopping():
-                    return  # handed back to the queue: a restart answers it
-                if stop_asked(mission.pk):
-                    _close(stream)
-                    break
-                pieces.append(piece)
-                batch.append(piece)
-                if time.monotonic() - last_sent < DELTA_INTERVAL:
-                    continue
-                held = hold_confirmed(mission.pk)
-                if held is False:
-                    return  # another run answers it (this process was frozen)
-                if held:
-                    send_frame(
-                        mission.channel_id,
-                        ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
+        rounds = 0
+        while True:
+            said = len(pieces)
+            with _waiting_for_model():
+                if tools:
+                    stream = provider.stream_chat(
+                        messages=messages, model=mission.assignee.model or None, tools=tools
                     )
-                    batch, index, last_sent = [], index + 1, time.monotonic()
+                else:
+                    stream = provider.stream_chat(
+                        messages=messages, model=mission.assignee.model or None
+                    )
+                for piece in stream:
+                    if stopping():
+                        return  # handed back to the queue: a restart answers it
+                    if stop_asked(mission.pk):
+                        _close(stream)
+                        break
+                    pieces.append(piece)
+                    batch.append(piece)
+                    if time.monotonic() - last_sent < DELTA_INTERVAL:
+                        continue
+                    held = hold_confirmed(mission.pk)
+                    if held is False:
+                        return  # another run answers it (this process was frozen)
+                    if held:
+                        send_frame(
+                            mission.channel_id,
+                            ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
+                        )
+                        batch, index, last_sent = [], index + 1, time.monotonic()
+            add_usage(usage, stream.usage)
+            if not (looking_up and is_lookup(stream.tool_calls)) or stop_asked(mission.pk):
+                break
+            # The model looked something up: it gets the answers and is asked again; on
+            # the last round without the tools, so that it answers.
+            messages = answer_round(
+                mission=mission,
+                messages=messages,
+                round=Round(text="".join(pieces[said:]), calls=stream.tool_calls),
+            )
+            if pieces[said:]:
+                pieces.append("\n\n")
+                batch.append("\n\n")
+            rounds += 1
+            if rounds >= settings.HISTORY_TOOL_ROUNDS:
+                tools = [t for t in tools if t.name not in LOOKUP_TOOLS]
+                looking_up = False
         if stop_asked(mission.pk):
             # The person stopped it: what came is kept (the page has it already, up to
             # the last batch; reply.done carries all of it).
             reply = "".join(pieces).strip()
-            usage = stream.usage
             mission_save_stopped(
                 mission=mission,
                 reply=reply,
@@ -167,6 +224,7 @@ def _answer(*, mission_id: int, run_token: str) -> None:
                 prompt_tokens=usage.prompt_tokens or context.total_chars // CHARS_PER_TOKEN,
                 cached_tokens=usage.cached_tokens,
                 completion_tokens=usage.completion_tokens or len(reply) // CHARS_PER_TOKEN,
+                model=answering,
                 run_token=run_token,
             )
             return
@@ -181,12 +239,11 @@ def _answer(*, mission_id: int, run_token: str) -> None:
                 ReplyDeltaFrame(mission=mission.pk, index=index, text="".join(batch)),
             )
         reply = "".join(pieces).strip()
-        if stream.tool_calls:
+        if stream.tool_calls and not is_lookup(stream.tool_calls):
             delegations = delegations_from_tool_calls(
                 calls=stream.tool_calls, colleagues=colleagues
             )
             plan_charge(plan=mission, count=len(delegations))
-            usage = stream.usage
             plan_start(
                 plan=mission,
                 delegations=delegations,
@@ -199,28 +256,29 @@ def _answer(*, mission_id: int, run_token: str) -> None:
             )
             return
         if not reply:
-            raise ProviderError("bad_output", "The model returned an empty reply.")
+            raise ProviderError("bad_output", gettext("The model returned an empty reply."))
     except PlanRejected as exc:
         mission_fail(
             mission=mission,
             code=exc.code,
-            message=f"No plan was started: {exc.message}",
+            message=gettext("No plan was started: {reason}").format(reason=exc.message),
             run_token=run_token,
         )
         return
     except ProviderError as exc:
-        mission_fail(mission=mission, code=exc.code, message=exc.message, run_token=run_token)
+        # The provider's fixed messages are in the catalogue; the others show as written.
+        message = gettext(exc.message)
+        mission_fail(mission=mission, code=exc.code, message=message, run_token=run_token)
         return
     except Exception:
-        logger.exception("mission %s failed unexpectedly", mission_id)
+        logger.exception("mission %s failed unexpectedly", mission.pk)
         mission_fail(
             mission=mission,
             code="internal",
-            message="Something went wrong on our side while answering.",
+            message=gettext("Something went wrong on our side while answering."),
             run_token=run_token,
         )
         return
-    usage = stream.usage
     mission_complete(
         mission=mission,
         reply=reply,
@@ -228,6 +286,7 @@ def _answer(*, mission_id: int, run_token: str) -> None:
         prompt_tokens=usage.prompt_tokens,
         cached_tokens=usage.cached_tokens,
         completion_tokens=usage.completion_tokens,
+        model=answering,
         run_token=run_token,
     )
 

@@ -3,6 +3,7 @@ report."""
 
 from collections import defaultdict
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +22,8 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Length, TruncDate
 from django.utils import timezone
 
+from llm.gateway import default_model
+from llm.models import ModelPrice
 from missions.models import (
     ANSWERED,
     Message,
@@ -32,8 +35,9 @@ from missions.models import (
     ReadMarker,
 )
 from missions.texts import mission_title
-from office.models import Channel, Office
-from push.frames import DelegateData, PlanData, SynthesisData
+from office.models import Channel, ChannelKind, Office
+from push.frames import DelegateData, MissionStateData, PlanData, SynthesisData
+from push.markdown import markdown_inline_html
 from sessions.models import ChatSession
 
 # How a plan's card names a mission's status.
@@ -81,6 +85,62 @@ def missions_in_progress(*, office: Office) -> dict[int, Mission]:
     ).order_by("created_at"):
         busy.setdefault(mission.assignee_id, mission)
     return busy
+
+
+UNDER_WAY = (MissionStatus.QUEUED, MissionStatus.RUNNING)
+
+
+def mission_state_data(*, mission: Mission, seen_from_plan: bool = False) -> MissionStateData:
+    """Where the mission stands (its assignee loaded). A synthesis is stopped with its
+    plan, and so is a delegated part `seen_from_plan` (from the plan's channel); in its
+    own channel a part cannot be stopped alone, nor a meeting follow-up."""
+    plan = (
+        mission.parent_id
+        if mission.source in (MissionSource.DELEGATION, MissionSource.SYNTHESIS)
+        else None
+    )
+    if mission.parent_id is None:
+        stop: int | None = mission.pk
+    elif mission.source == MissionSource.SYNTHESIS or (
+        seen_from_plan and mission.source == MissionSource.DELEGATION
+    ):
+        stop = mission.parent_id
+    else:
+        stop = None
+    return MissionStateData(
+        mission=mission.pk,
+        channel=mission.channel_id,
+        status=mission.status,
+        employee=mission.assignee.name,
+        label=mission.label,
+        plan=plan,
+        stop=stop,
+    )
+
+
+def missions_pending(*, channel: Channel) -> list[MissionStateData]:
+    """The channel's work under way: its queued and running missions, and in the master
+    channel the parts of its plans still under way in their employees' channels (one
+    query, two in the master channel). Few missions are under way at once: the status
+    index finds them."""
+    rows = list(
+        Mission.objects.filter(status__in=UNDER_WAY, channel_id=channel.pk)
+        .select_related("assignee")
+        .order_by("id")
+    )
+    pending = [mission_state_data(mission=m) for m in rows]
+    if channel.kind == ChannelKind.MASTER:
+        parts = (
+            Mission.objects.filter(
+                status__in=UNDER_WAY,
+                source=MissionSource.DELEGATION,
+                parent__channel_id=channel.pk,
+            )
+            .select_related("assignee")
+            .order_by("id")
+        )
+        pending += [mission_state_data(mission=m, seen_from_plan=True) for m in parts]
+    return pending
 
 
 def message_list_after(*, channel: Channel, after_id: int, limit: int) -> list[Message]:
@@ -200,9 +260,14 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
             "parent__label",
             "session_id",
             "session__closed_at",
+            "model",
+            "assignee__model",
         )
         .order_by("-created_at", "-id")
     )
+    prices = {p.model: p for p in ModelPrice.objects.all()}
+    fallback = default_model()
+    unpriced: set[str] = set()
     fields = ("prompt_chars", "prompt_tokens", "cached_tokens", "completion_tokens")
     # A regenerated mission was paid for once per attempt: its earlier attempts' prompts
     # count too, against the full history sent as many times.
@@ -212,6 +277,17 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
         .values("mission_id")
         .annotate(attempts=Count("id"), **{f"{f}_sum": Sum(f) for f in fields})
     }
+    # Look-ups the model made in the history (missions.lookup), each shown as an event.
+    lookups = dict(
+        Message.objects.filter(
+            mission_id__in=[r["id"] for r in rows],
+            kind=MessageKind.EVENT,
+            payload__event="lookup",
+        )
+        .values("mission_id")
+        .annotate(n=Count("id"))
+        .values_list("mission_id", "n")
+    )
     employees: dict[str, dict[str, Any]] = {}
     missions: list[dict[str, Any]] = []
     for row in rows:
@@ -222,6 +298,7 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
         mission: dict[str, Any] = dict(
             **{f: paid[f] + (before.get(f"{f}_sum") or 0) for f in fields},
             attempts=sends,
+            lookups=lookups.get(row["id"], 0),
             id=row["id"],
             seq=row["seq"],
             label=row["label"],
@@ -243,6 +320,16 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
             + (f"?session={row['session_id']}" if row["session__closed_at"] else "")
             + f"#mission-{row['label']}",
         )
+        # Priced by the model that answered (a mission from before that was recorded: the
+        # employee's model now).
+        mission["model"] = row["model"] or row["assignee__model"] or fallback
+        price = prices.get(mission["model"])
+        mission["money"] = (
+            {price.currency: price.cost(**{f: mission[f] for f in fields[1:]})} if price else {}
+        )
+        mission["money_text"] = money_text(mission["money"])
+        if price is None:
+            unpriced.add(mission["model"])
         mission["saved_pct"] = _saved_pct(mission["prompt_chars"], full)
         mission["fixed_parts"] = mission["saved_pct"] < 0
         if len(missions) < recent:
@@ -250,9 +337,13 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
         entry = employees.setdefault(
             mission["employee"],
             {"employee": mission["employee"], "missions": 0, "full_history_chars": 0}
-            | dict.fromkeys(fields, 0),
+            | dict.fromkeys((*fields, "lookups"), 0)
+            | {"money": {}, "models": set()},
         )
         entry["missions"] += 1
+        entry["models"].add(mission["model"])
+        _add_money(entry["money"], mission["money"])
+        entry["lookups"] += mission["lookups"]
         entry["full_history_chars"] += full
         for field in fields:
             entry[field] += mission[field]
@@ -267,7 +358,31 @@ def office_cost(*, office_id: int, days: int = 30, recent: int = 50) -> dict[str
             totals[field] += entry[field]
     totals["saved_pct"] = _saved_pct(totals["prompt_chars"], totals["full_history_chars"])
     totals["fixed_parts"] = totals["saved_pct"] < 0
-    return {"employees": per_employee, "missions": missions, "totals": totals, "days": days}
+    totals["money"] = {}
+    for entry in per_employee:
+        entry["models"] = sorted(entry["models"])
+        entry["money_text"] = money_text(entry["money"])
+        _add_money(totals["money"], entry["money"])
+    totals["money_text"] = money_text(totals["money"])
+    return {
+        "employees": per_employee,
+        "missions": missions,
+        "totals": totals,
+        "days": days,
+        "unpriced": sorted(unpriced),
+    }
+
+
+def money_text(money: dict[str, Decimal]) -> str:
+    """ "0.0421 USD" (several currencies joined); "" when nothing is priced."""
+    return ", ".join(
+        f"{amount.quantize(Decimal('0.0001'))} {cur}" for cur, amount in sorted(money.items())
+    )
+
+
+def _add_money(total: dict[str, Decimal], more: dict[str, Decimal]) -> None:
+    for currency, amount in more.items():
+        total[currency] = total.get(currency, Decimal(0)) + amount
 
 
 def missions_stuck(*, now: datetime | None = None) -> QuerySet[Mission]:
@@ -318,6 +433,7 @@ def plan_data(*, plan_id: int) -> PlanData | None:
             mission=c.pk,
             employee=c.assignee.name,
             task=c.instruction,
+            task_html=markdown_inline_html(c.instruction),
             expected_output=c.expected_output,
             status=PLAN_STATUS[MissionStatus(c.status)],
             channel=c.channel_id,
@@ -333,15 +449,22 @@ def plan_data(*, plan_id: int) -> PlanData | None:
         for c in delegated
     ]
     last = syntheses[-1] if syntheses else None
-    if last is None or (
-        any(d.status in ("queued", "working") for d in delegates)
-        and last.status in (MissionStatus.DONE, MissionStatus.FAILED)
+    busy = any(d.status in ("queued", "working") for d in delegates)
+    if last is None:
+        # Stopped by the person: no synthesis comes once the parts under way have ended.
+        status = "stopped" if plan.stop_requested_at is not None and not busy else "working"
+    elif busy and last.status in (
+        MissionStatus.DONE,
+        MissionStatus.FAILED,
+        MissionStatus.STOPPED,
     ):
         status = "working"
     elif last.status == MissionStatus.DONE:
         status = "done"
     elif last.status == MissionStatus.FAILED:
         status = "failed"
+    elif last.status == MissionStatus.STOPPED:
+        status = "stopped"
     else:
         status = "synthesizing"
     everything = [plan, *children]

@@ -5,7 +5,8 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from missions.lifecycle import mission_fail
 from missions.models import Mission, MissionStatus
@@ -20,17 +21,18 @@ def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
     now = now or timezone.now()
     queued_limit = now - timedelta(seconds=settings.MISSION_QUEUED_RESEND_AFTER)
     counts = {"requeued": 0, "failed": 0, "resent": 0}
-    for mission in missions_stuck(now=now).select_related("assignee"):
+    for mission in missions_stuck(now=now).select_related("assignee", "channel__office"):
         with transaction.atomic():
             if mission.attempts >= settings.MISSION_MAX_ATTEMPTS:
                 if Mission.objects.filter(pk=mission.pk, status=MissionStatus.RUNNING).update(
                     status=MissionStatus.FAILED
                 ):
-                    mission_fail(
-                        mission=mission,
-                        code="interrupted",
-                        message="The answer was interrupted too many times.",
-                    )
+                    with translation.override(mission.channel.office.language):
+                        mission_fail(
+                            mission=mission,
+                            code="interrupted",
+                            message=gettext("The answer was interrupted too many times."),
+                        )
                     counts["failed"] += 1
             elif Mission.objects.filter(pk=mission.pk, status=MissionStatus.RUNNING).update(
                 status=MissionStatus.QUEUED
@@ -43,7 +45,7 @@ def mission_sweep_stuck(*, now: datetime | None = None) -> dict[str, int]:
         # Handed back by a process that stopped (mission_hand_back): no worker has it.
         | Q(heartbeat_at__isnull=False, started_at__isnull=True),
         status=MissionStatus.QUEUED,
-    )
+    ).select_related("assignee")
     for mission in waiting:
         # The claim in mission_run makes a second delivery harmless.
         with transaction.atomic():

@@ -35,6 +35,11 @@ LONG_SESSION_NOTICE = gettext_noop(
     "earlier flow is kept as a summary."
 )
 START_NEW_SESSION = gettext_noop("Start new session")
+# The model looked something up in the history (missions.lookup).
+LOOKED_UP = gettext_noop("{employee} searched the history for “{query}”: {found}")
+LOOKED_UP_MORE = gettext_noop("{found} and {more} more")
+LOOKED_UP_NOTHING = gettext_noop("nothing found")
+READ_BACK = gettext_noop("{employee} read mission {number} again")
 # A synthesis's title wherever a mission is listed by its instruction (search, cost): its
 # instruction is the office's brief to the model, never shown to the person.
 SYNTHESIS_TITLE = gettext_noop("The team's results for #{plan}, summed up")
@@ -51,6 +56,13 @@ def _plan(p: dict[str, Any]) -> str:
     return _fill(PLAN, seq=p.get("label", p["seq"]), parts=parts)
 
 
+def _looked_up(p: dict[str, Any]) -> str:
+    found = ", ".join(p["found"]) or gettext(LOOKED_UP_NOTHING)
+    if p.get("more"):
+        found = _fill(LOOKED_UP_MORE, found=found, more=p["more"])
+    return _fill(LOOKED_UP, employee=p["employee"], query=p["query"], found=found)
+
+
 _RENDER: dict[str, Callable[[dict[str, Any]], str]] = {
     "could_not_answer": lambda p: _fill(COULD_NOT_ANSWER, employee=p["employee"], error=p["error"]),
     "reported_back": lambda p: _fill(REPORTED_BACK, employee=p["employee"], excerpt=p["excerpt"]),
@@ -60,6 +72,8 @@ _RENDER: dict[str, Callable[[dict[str, Any]], str]] = {
     "synthesis_started": lambda p: _fill(SYNTHESIS_STARTED, employee=p["employee"]),
     "delayed": lambda p: _fill(DELAYED, employee=p["employee"]),
     "long_session": lambda p: gettext(LONG_SESSION_NOTICE),
+    "looked_up": _looked_up,
+    "read_back": lambda p: _fill(READ_BACK, employee=p["employee"], number=p["number"]),
 }
 KINDS = frozenset(_RENDER)
 

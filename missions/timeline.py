@@ -15,6 +15,7 @@ from office.models import Employee
 from office.selectors import channel_reader_language
 from push.events import send_frame_on_commit
 from push.frames import MessageData, MessageFrame, NoticeFrame
+from push.markdown import markdown_html
 
 
 def _payload(payload: dict[str, Any]) -> dict[str, Any]:
@@ -35,6 +36,7 @@ def message_data(message: Message) -> MessageData:
         author=message.author.name if message.author_id and message.author else None,
         text=message_text(message),
         office_text=message.office_text or None,
+        html=markdown_html(message.text) if message.kind == MessageKind.EMPLOYEE else None,
         payload=_payload(message.payload),
         created_at=message.created_at,
     )

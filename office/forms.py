@@ -60,12 +60,39 @@ class EmployeeForm(StorableText):
         help_text=_("How this employee thinks and writes (the system prompt)."),
     )
 
+    model = forms.CharField(
+        max_length=100,
+        required=False,
+        label=_("Model"),
+        help_text=_("Which model of the model server answers for this employee."),
+    )
+
     def __init__(
-        self, *args: object, office_id: int, employee_id: int | None = None, **kwargs: object
+        self,
+        *args: object,
+        office_id: int,
+        employee_id: int | None = None,
+        models: list[str] | None = None,
+        default_model: str = "",
+        current_model: str = "",
+        **kwargs: object,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.office_id = office_id
         self.employee_id = employee_id
+        self.models = models or []
+        if self.models:
+            # The server's list, and the employee's own model if the server no longer
+            # lists it (kept until someone chooses another).
+            offered = sorted({*self.models, *([current_model] if current_model else [])})
+            default = _("The office's default (%(model)s)") % {"model": default_model}
+            self.fields["model"] = forms.ChoiceField(
+                choices=[("", default), *((m, m) for m in offered)],
+                required=False,
+                label=self.fields["model"].label,
+                help_text=self.fields["model"].help_text,
+            )
+            self.offered = set(offered)
 
     def clean_name(self) -> str:
         # Stored as a reader will see it (fullwidth letters become plain ones).

@@ -1,11 +1,16 @@
-"""The interface language of a signed-in person (docs/design.md §2: Profile, Office)."""
+"""The interface language and time zone of a signed-in person (docs/design.md §2: Profile,
+Office)."""
 
+import zoneinfo
 from collections.abc import Callable
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.utils import translation
+from django.utils import timezone, translation
 
-from office.selectors import user_language
+from office.selectors import time_zone_known, user_settings
+
+# Where the page's script (static/office/zone.js) keeps the browser's time zone.
+TIME_ZONE_COOKIE = "tz"
 
 
 class UserLanguageMiddleware:
@@ -18,10 +23,18 @@ class UserLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        language = user_language(user=request.user)
+        language, time_zone = user_settings(user=request.user)
         if language:
             translation.activate(language)
             request.LANGUAGE_CODE = language
+        # Times in the person's time zone (pages and the admin): the one they chose, else
+        # the one their browser reports (the page's script keeps it in a cookie).
+        request.time_zone_chosen = time_zone  # type: ignore[attr-defined]
+        zone = time_zone or request.COOKIES.get(TIME_ZONE_COOKIE, "")
+        if zone and time_zone_known(zone):
+            timezone.activate(zoneinfo.ZoneInfo(zone))
+        else:
+            timezone.deactivate()
         return self.get_response(request)
 
 

@@ -131,6 +131,8 @@ class Channel(models.Model):
         verbose_name=_("retired lead"),
         help_text=_("The lead who retired; cleared when the project gets a lead again."),
     )
+    # A project put away: out of the sidebar and read-only until unarchived.
+    archived_at = models.DateTimeField(_("archived at"), null=True, blank=True)
     detail_budget_chars = models.PositiveIntegerField(
         _("recent missions budget (chars)"),
         null=True,
@@ -188,6 +190,12 @@ class Profile(models.Model):
         choices=LANGUAGE_CHOICES,
         help_text=_("This person's interface language; blank follows their office."),
     )
+    time_zone = models.CharField(
+        _("time zone"),
+        max_length=64,
+        blank=True,
+        help_text=_("Where this person's times are shown; blank follows their browser."),
+    )
 
     class Meta:
         verbose_name = _("profile")
@@ -195,6 +203,32 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: {self.language or 'office default'}"
+
+
+class ChannelMute(models.Model):
+    """A person muted a channel: its replies raise no notification and no count in the
+    tab's title (the sidebar still counts them)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="channel_mutes",
+        verbose_name=_("user"),
+    )
+    channel = models.ForeignKey(
+        Channel, on_delete=models.CASCADE, related_name="mutes", verbose_name=_("channel")
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("muted channel")
+        verbose_name_plural = _("muted channels")
+        constraints = [
+            models.UniqueConstraint(fields=["user", "channel"], name="one_mute_per_user_channel"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} muted {self.channel_id}"
 
 
 class ThrottleHit(models.Model):

@@ -1,6 +1,7 @@
 """Reads for offices and channels, always scoped to what a user may see."""
 
 import functools
+import zoneinfo
 from typing import Any
 
 from django.conf import settings
@@ -15,7 +16,7 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 
 from config.prepared import prepared
 from language.names import name_skeleton
-from office.models import Channel, Employee, Office, Profile
+from office.models import Channel, ChannelMute, Employee, Office, Profile
 
 # A login's stored session while it lasts: read for every instruction a socket takes.
 _LIVE_SESSION = prepared(
@@ -159,14 +160,21 @@ def owned_by(queryset: QuerySet[Any], office_path: str, user: Any) -> QuerySet[A
 def user_language(*, user: User | AnonymousUser) -> str | None:
     """The interface language a signed-in person sees: their own choice, else their
     office's; None for someone with neither (the browser's preference then decides)."""
+    return user_settings(user=user)[0]
+
+
+def user_settings(*, user: User | AnonymousUser) -> tuple[str | None, str]:
+    """A signed-in person's interface language (as `user_language`) and the time zone
+    they chose (blank: none, their browser's is used)."""
     if not user.is_authenticated:
-        return None
-    chosen = Profile.objects.filter(user=user).values_list("language", flat=True).first()
+        return None, ""
+    row = Profile.objects.filter(user=user).values_list("language", "time_zone").first()
+    chosen, time_zone = row or ("", "")
     if chosen:
-        return str(chosen)
+        return str(chosen), str(time_zone)
     office = Office.objects.filter(owner=user).order_by("id").values_list("language", flat=True)
     first = office.first()
-    return str(first) if first else None
+    return (str(first) if first else None), str(time_zone)
 
 
 def channel_reader_language(*, channel_id: int) -> str:
@@ -192,3 +200,33 @@ def employee_look_alike(
         others = others.exclude(pk=exclude_id)
     skeleton = name_skeleton(name)
     return next((e for e in others.only("pk", "name") if name_skeleton(e.name) == skeleton), None)
+
+
+def channel_ids_muted(*, user_id: int, office_id: int) -> list[int]:
+    """The channels of an office this person muted."""
+    return list(
+        ChannelMute.objects.filter(user_id=user_id, channel__office_id=office_id)
+        .order_by("channel_id")
+        .values_list("channel_id", flat=True)
+    )
+
+
+@functools.cache
+def _zone_names() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def time_zone_names() -> list[str]:
+    """Every time zone a person may choose, in order."""
+    return sorted(_zone_names())
+
+
+def time_zone_known(name: str) -> bool:
+    return name in _zone_names()
+
+
+def office_time_zone(*, office_id: int) -> str:
+    """The time zone an office's replies write times in: its owner's (blank: none chosen)."""
+    row = Office.objects.filter(pk=office_id).values_list("owner__office_profile__time_zone")
+    first = row.first()
+    return str(first[0] or "") if first else ""

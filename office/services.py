@@ -5,13 +5,21 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from office.models import Channel, ChannelKind, Employee, Office, Profile, default_language
-from office.selectors import employee_look_alike
+from office.models import (
+    Channel,
+    ChannelKind,
+    ChannelMute,
+    Employee,
+    Office,
+    Profile,
+    default_language,
+)
+from office.selectors import employee_look_alike, time_zone_known
 from sessions.services import session_open_first
 
 
@@ -178,15 +186,26 @@ def office_open_for_user(*, user: User, language: str | None = None) -> Office:
     )
     with translation.override(chosen):
         name = _("%(name)s's office") % {"name": user.get_username()}
-    return office_create_with_team(owner=user, name=str(name), language=chosen)
+    office = office_create_with_team(owner=user, name=str(name), language=chosen)
+    # The owner runs their office in the admin too (scoped to their own offices, as every
+    # staff member's view is), without being an operator.
+    staff_access_grant(user=user)
+    return office
 
 
 @transaction.atomic
-def employee_edit(*, employee: Employee, name: str, role: str, persona: str) -> Employee:
+def employee_edit(
+    *, employee: Employee, name: str, role: str, persona: str, model: str | None = None
+) -> Employee:
+    """Rename, re-brief or (with `model`, "" for the office's default) re-equip."""
     if name != employee.name:
         employee_name_check(office=employee.office, name=name, employee_id=employee.pk)
     employee.name, employee.role, employee.persona = name, role, persona
-    employee.save(update_fields=["name", "role", "persona"])
+    fields = ["name", "role", "persona"]
+    if model is not None:
+        employee.model = model
+        fields.append("model")
+    employee.save(update_fields=fields)
     Channel.objects.filter(kind=ChannelKind.DM, employee=employee).update(name=name)
     return employee
 
@@ -227,6 +246,16 @@ def employee_set_model(*, employee: Employee, model: str) -> Employee:
     employee.model = model
     employee.save(update_fields=["model"])
     return employee
+
+
+def project_archive(*, channel: Channel, archived: bool) -> Channel:
+    """Put a project away (out of the sidebar, read-only) or bring it back. Its history,
+    summaries and memory stay as they are."""
+    if channel.kind != ChannelKind.PROJECT:
+        raise ValueError("only a project is archived")
+    channel.archived_at = (channel.archived_at or timezone.now()) if archived else None
+    channel.save(update_fields=["archived_at"])
+    return channel
 
 
 @transaction.atomic
@@ -327,3 +356,22 @@ def staff_access_grant(*, user: User) -> Group:
         user.save(update_fields=["is_staff"])
     user.groups.add(group)
     return group
+
+
+def channel_mute_set(*, user: User, channel: Channel, muted: bool) -> bool:
+    """Mute or unmute a channel for this person; returns whether it is muted now.
+    Twice the same is the same (a double click, two tabs)."""
+    if muted:
+        ChannelMute.objects.get_or_create(user=user, channel=channel)
+    else:
+        ChannelMute.objects.filter(user=user, channel=channel).delete()
+    return muted
+
+
+def user_set_time_zone(*, user: User, time_zone: str) -> Profile:
+    """The person's time zone (an IANA name; blank: the browser's). ValueError for a name
+    the time zone database does not know."""
+    if time_zone and not time_zone_known(time_zone):
+        raise ValueError(gettext("Unknown time zone."))
+    profile, _ = Profile.objects.update_or_create(user=user, defaults={"time_zone": time_zone})
+    return profile

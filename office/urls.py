@@ -11,8 +11,19 @@ urlpatterns = [
     path("employees/<int:employee_id>/", views.employee_edit_view, name="employee"),
     path("projects/new/", views.project_create_view, name="project_new"),
     path("projects/<int:channel_id>/", views.project_edit_view, name="project"),
+    path(
+        "projects/<int:channel_id>/archive/",
+        views.project_archive_view,
+        name="project_archive",
+    ),
     path("language/", views.language_view, name="language"),
+    path("time-zone/", views.time_zone_view, name="time_zone"),
     path("cost/", views.cost_view, name="cost"),
     path("c/<int:channel_id>/", views.chat, name="chat"),
+    path(
+        "c/<int:channel_id>/sessions/<int:session_id>/name/",
+        views.session_name_view,
+        name="session_name",
+    ),
     path("search/", views.search_view, name="search"),
 ]

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from config.celery import queue_task
 from context.finding import mission_search
+from llm.gateway import available_models, default_model
 from missions.selectors import (
     message_list_for_session,
     missions_in_progress,
@@ -43,19 +44,29 @@ from office.forms import (
     ThrottledPasswordChangeForm,
 )
 from office.models import Channel, ChannelKind, Employee, Office
-from office.selectors import channel_get_for_user, channel_list_for_office, office_get_for_user
+from office.selectors import (
+    channel_get_for_user,
+    channel_ids_muted,
+    channel_list_for_office,
+    office_get_for_user,
+    time_zone_names,
+)
 from office.services import (
     NameTaken,
     employee_edit,
     employee_hire,
     employee_retire,
     office_open_for_user,
+    project_archive,
     project_channel_create,
     project_edit,
     user_set_language,
+    user_set_time_zone,
 )
 from office.ui import chat_strings
+from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents, session_list
+from sessions.services import SessionNameRejected, session_rename
 
 TIMELINE_LIMIT = 300
 ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
@@ -100,7 +111,8 @@ def _render_home(
             "projects": [c for c in channels if c.kind == ChannelKind.PROJECT],
             "retired": office.employees.filter(is_active=False),
             "languages": settings.LANGUAGES,
-            "hire_form": hire_form or EmployeeForm(office_id=office.pk),
+            "time_zones": time_zone_names(),
+            "hire_form": hire_form or EmployeeForm(office_id=office.pk, **_model_choice(None)),
             "project_form": project_form or ProjectForm(office_id=office.pk),
         },
         status=status,
@@ -127,7 +139,7 @@ def office_start_view(request: HttpRequest) -> HttpResponse:
 @require_POST
 def employee_hire_view(request: HttpRequest) -> HttpResponse:
     office = _office(request)
-    form = EmployeeForm(request.POST, office_id=office.pk)
+    form = EmployeeForm(request.POST, office_id=office.pk, **_model_choice(None))
     if form.is_valid():
         try:
             hire_allowed(user_id=office.owner_id)
@@ -149,6 +161,16 @@ def employee_hire_view(request: HttpRequest) -> HttpResponse:
     return _render_home(request, office, hire_form=form, status=400)
 
 
+def _model_choice(employee: Employee | None) -> dict[str, Any]:
+    """What the employee form offers as models: the server's list (or any name when it
+    lists none), the office's default named."""
+    return {
+        "models": available_models(),
+        "default_model": default_model(),
+        "current_model": employee.model if employee else "",
+    }
+
+
 @login_required
 def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
     office = _office(request)
@@ -164,7 +186,9 @@ def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
             except ValueError:
                 messages.error(request, _("The chief of staff cannot be retired."))
             return redirect("office:home")
-        form = EmployeeForm(request.POST, office_id=office.pk, employee_id=employee.pk)
+        form = EmployeeForm(
+            request.POST, office_id=office.pk, employee_id=employee.pk, **_model_choice(employee)
+        )
         if form.is_valid():
             try:
                 employee_edit(employee=employee, **form.cleaned_data)
@@ -175,9 +199,15 @@ def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
                 return redirect("office:home")
     else:
         form = EmployeeForm(
-            initial={"name": employee.name, "role": employee.role, "persona": employee.persona},
+            initial={
+                "name": employee.name,
+                "role": employee.role,
+                "persona": employee.persona,
+                "model": employee.model,
+            },
             office_id=office.pk,
             employee_id=employee.pk,
+            **_model_choice(employee),
         )
     return render(request, "office/employee.html", {"employee": employee, "form": form})
 
@@ -197,6 +227,19 @@ def language_view(request: HttpRequest) -> HttpResponse:
     # The login page after logging out stays in the chosen language too.
     response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
     return response
+
+
+@login_required
+@require_POST
+def time_zone_view(request: HttpRequest) -> HttpResponse:
+    """The time zone the person's times are shown in; blank goes back to the browser's."""
+    try:
+        user_set_time_zone(user=_user(request), time_zone=request.POST.get("time_zone", "").strip())
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, _("Time zone saved."))
+    return redirect("office:home")
 
 
 @login_required
@@ -230,6 +273,41 @@ def project_create_view(request: HttpRequest) -> HttpResponse:
         )
         return redirect("office:chat", channel_id=channel.pk)
     return _render_home(request, office, project_form=form, status=400)
+
+
+@login_required
+@require_POST
+def session_name_view(request: HttpRequest, channel_id: int, session_id: int) -> HttpResponse:
+    """Name a session of one of the person's channels (another's is answered as missing),
+    then show that session again."""
+    channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
+    session = (
+        ChatSession.objects.filter(channel=channel, pk=session_id).first() if channel else None
+    )
+    if session is None:
+        raise Http404("No such session.")
+    try:
+        session_rename(session=session, title=request.POST.get("title", ""))
+    except SessionNameRejected as exc:
+        messages.error(request, str(exc))
+    response = redirect("office:chat", channel_id=channel_id)
+    response["Location"] += f"?session={session.pk}"
+    return response
+
+
+@login_required
+@require_POST
+def project_archive_view(request: HttpRequest, channel_id: int) -> HttpResponse:
+    """Archive a project (out of the sidebar, read-only) or unarchive it; only its
+    office's owner reaches it (another office's project is answered as missing)."""
+    channel = get_object_or_404(
+        Channel, pk=channel_id, office=_office(request), kind=ChannelKind.PROJECT
+    )
+    archived = request.POST.get("archived") == "1"
+    project_archive(channel=channel, archived=archived)
+    done = _("%(name)s was archived.") if archived else _("%(name)s was unarchived.")
+    messages.success(request, done % {"name": channel.name})
+    return redirect("office:chat", channel_id=channel.pk)
 
 
 @login_required
@@ -328,7 +406,8 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             logger.warning("could not queue the entry check of channel %s: %s", channel.pk, exc)
     # A retired employee's channel stays to be read; it takes no more work.
     retired = channel.employee is not None and not channel.employee.is_active
-    read_only = shown.pk != current.pk or retired
+    archived = channel.archived_at is not None
+    read_only = shown.pk != current.pk or retired or archived
     team = list(
         channel.members.filter(is_active=True)
         if channel.kind == ChannelKind.PROJECT
@@ -350,6 +429,7 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
             "current": current,
             "read_only": read_only,
             "retired": retired,
+            "archived": archived,
             "members": members,
             # An empty timeline says what the channel is (and what this session goes on from).
             "intro": "" if rows else _channel_intro(channel, team),
@@ -369,6 +449,7 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
                 "members": members,
                 "messages": [message_data(m).model_dump(mode="json") for m in rows],
                 "max_chars": settings.MAX_INSTRUCTION_CHARS,
+                "muted": channel_ids_muted(user_id=_user(request).pk, office_id=channel.office_id),
             },
         },
     )
@@ -386,11 +467,12 @@ _SIDEBAR_ORDER: dict[str, int] = {
 def _sidebar(request: HttpRequest, shown: Channel) -> list[dict[str, Any]]:
     """The person's channels beside the chat, each with what it holds unread. The channel
     on screen shows none: the page marks it read as it opens. A retired employee's
-    channel stays listed only while it is the one shown."""
+    channel, and an archived project, stays listed only while it is the one shown."""
     channels = [
         c
         for c in channel_list_for_office(office=shown.office)
-        if c.pk == shown.pk or c.employee is None or c.employee.is_active
+        if c.pk == shown.pk
+        or (c.archived_at is None and (c.employee is None or c.employee.is_active))
     ]
     channels.sort(key=lambda c: (_SIDEBAR_ORDER.get(c.kind, 9), c.name.casefold()))
     unread = unread_counts(user_id=_user(request).pk, channel_ids=[c.pk for c in channels])

@@ -82,6 +82,9 @@ class MessageData(BaseModel):
     # What the office says, as data ({"kind": …, its parameters}); null for what a person
     # or an employee wrote.
     office_text: dict[str, Any] | None = None
+    # What an employee wrote, its Markdown as sanitised HTML (push/markdown.py): the page
+    # inserts it as it is. Null for everything else (shown as text).
+    html: str | None = None
     payload: dict[str, Any]
     created_at: datetime
 
@@ -105,6 +108,8 @@ class DelegateData(BaseModel):
     mission: int
     employee: str
     task: str
+    # The task as the chief of staff wrote it, its Markdown as sanitised inline HTML.
+    task_html: str = ""
     expected_output: str
     # queued | working | done | failed
     status: str
@@ -139,12 +144,32 @@ class PlanData(BaseModel):
     label: str
     instruction: str
     planner: str
-    # working (delegates busy) | synthesizing | done | failed (the synthesis failed)
+    # working (delegates busy) | synthesizing | done | failed (the synthesis failed) |
+    # stopped (the person stopped the plan)
     status: str
     delegates: list[DelegateData]
     synthesis: SynthesisData | None = None
     prompt_tokens: int
     completion_tokens: int
+
+
+class MissionStateData(BaseModel):
+    """Where a mission stands, for the page's "X is working…" and its Stop button."""
+
+    mission: int
+    # The channel it runs in (a plan's part: its employee's 1:1 channel).
+    channel: int
+    # queued | running | done | failed | stopped
+    status: str
+    # Who answers it.
+    employee: str
+    label: str
+    # The plan it is a part of (a delegated part, a synthesis).
+    plan: int | None = None
+    # The mission to name in `mission.stop` to stop it: itself, or its plan (a synthesis,
+    # a part seen from the master channel); none where it cannot be stopped (a part in
+    # its employee's channel, a meeting follow-up).
+    stop: int | None = None
 
 
 class MessageFrame(BaseModel):
@@ -172,6 +197,23 @@ class ReplyDoneFrame(BaseModel):
     mission: int
     message: MessageData
     usage: UsageData
+
+
+class MissionStateFrame(BaseModel):
+    """A mission of this channel was queued (a new instruction, a regenerate, a retry, a
+    synthesis): the page shows it under way until its `reply.done` or its error."""
+
+    type: Literal["mission.state"] = "mission.state"
+    mission: MissionStateData
+
+
+class PendingFrame(BaseModel):
+    """The channel's work under way, read after the socket joined its groups: every frame
+    after it is newer. Sent as a socket opens (when there is any) and in answer to a stop
+    that found nothing left to stop; the page's pending state is replaced by it."""
+
+    type: Literal["pending"] = "pending"
+    missions: list[MissionStateData]
 
 
 class SessionStartedFrame(BaseModel):
@@ -216,6 +258,8 @@ ServerFrame = Annotated[
     | NoticeFrame
     | ReplyDeltaFrame
     | ReplyDoneFrame
+    | MissionStateFrame
+    | PendingFrame
     | SessionStartedFrame
     | PlanFrame
     | ChannelUnreadFrame

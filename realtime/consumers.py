@@ -14,12 +14,13 @@ from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.utils import translation
+from django.utils.translation import gettext
 from pydantic import ValidationError
 
 from config.celery import queue_task
 from missions.intake import Accepted, InstructionRejected, instruction_accept
 from missions.lifecycle import StopRefused, mission_stop
-from missions.selectors import message_list_after, mission_in_channel
+from missions.selectors import message_list_after, mission_in_channel, missions_pending
 from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
@@ -30,6 +31,7 @@ from push.frames import (
     CLIENT_FRAME_TYPES,
     ErrorFrame,
     InstructionFrame,
+    PendingFrame,
     PongFrame,
     SessionNewFrame,
     StopFrame,
@@ -74,21 +76,25 @@ def _parse(
     """The client's frame, or the error frame that answers it (sent only once the login
     is known to hold: a logged-out socket speaks no more). Touches no database."""
     if text_data is None:
-        return ErrorFrame(code="binary_not_supported", message="Frames must be JSON text.")
+        return ErrorFrame(code="binary_not_supported", message=gettext("Frames must be JSON text."))
     if len(text_data.encode(errors="surrogatepass")) > settings.MAX_FRAME_BYTES:
         return ErrorFrame(
             code="frame_too_large",
-            message=f"Frames are limited to {settings.MAX_FRAME_BYTES} bytes.",
+            message=gettext("Frames are limited to {limit} bytes.").format(
+                limit=settings.MAX_FRAME_BYTES
+            ),
         )
     try:
         raw = json.loads(text_data)
     except (ValueError, RecursionError):
         # RecursionError: nested deeper than the parser goes ([[[[…]]]]).
-        return ErrorFrame(code="bad_json", message="The frame is not valid JSON.")
+        return ErrorFrame(code="bad_json", message=gettext("The frame is not valid JSON."))
     if not isinstance(raw, dict) or raw.get("type") not in CLIENT_FRAME_TYPES:
         return ErrorFrame(
             code="unknown_type",
-            message=f"Unknown frame type; expected one of {', '.join(CLIENT_FRAME_TYPES)}.",
+            message=gettext("Unknown frame type; expected one of {types}.").format(
+                types=", ".join(CLIENT_FRAME_TYPES)
+            ),
         )
     try:
         frame = client_frame.validate_python(raw)
@@ -119,17 +125,29 @@ def _start_chat_session(channel: Channel, frame: SessionNewFrame, user_id: int) 
     return session_start_new(channel=channel, expected_session_id=frame.session_id)
 
 
-def _stop_mission(channel: Channel, frame: StopFrame) -> ErrorFrame | None:
-    """Stop a reply of this channel; the error frame that answers a refusal. A mission of
-    another channel gets the same answer as one that does not exist."""
+def _stop_mission(channel: Channel, frame: StopFrame) -> ErrorFrame | PendingFrame | None:
+    """Stop a reply of this channel (a plan: the whole plan). Answered with the error
+    frame of a refusal; or, when nothing was left to stop (it ended meanwhile), with the
+    channel's work under way, so a page that still shows it working is set right. A
+    mission of another channel gets the same answer as one that does not exist."""
     mission = mission_in_channel(channel_id=channel.pk, mission_id=frame.mission)
     if mission is None:
-        return ErrorFrame(code="not_found", message="No such mission in this channel.")
+        return ErrorFrame(code="not_found", message=gettext("No such mission in this channel."))
     try:
-        mission_stop(mission=mission)
+        stopped = mission_stop(mission=mission)
     except StopRefused as exc:
         return ErrorFrame(code="cannot_stop", message=str(exc))
-    return None
+    return None if stopped else PendingFrame(missions=missions_pending(channel=channel))
+
+
+def _after_join(channel: Channel, notice_due: bool) -> PendingFrame | None:
+    """Once the socket is in its channel's group: the work under way (None when there is
+    none), read now so that every frame the socket gets after it is newer; and the
+    long-session check, if its notice may be due (one trip to the database thread)."""
+    if notice_due:
+        _check_on_entry(channel.pk)
+    pending = missions_pending(channel=channel)
+    return PendingFrame(missions=pending) if pending else None
 
 
 def _enter(scope: dict[str, Any], channel_id: int) -> tuple[Channel | None, bool, str]:
@@ -170,9 +188,12 @@ class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsu
             self.rejoin_later()  # opened during an outage of the channel layer
         await self.accept()
         self.start_login_recheck()
-        if notice_due:
-            # The long-session notice can appear before the person types anything.
-            await database_sync_to_async(_check_on_entry)(self.channel.pk)
+        # The long-session notice can appear before the person types anything; the page
+        # shows who is working from what is under way now (its later changes come as
+        # frames, handled only after this one: a consumer handles one event at a time).
+        pending = await database_sync_to_async(_after_join)(self.channel, notice_due)
+        if pending is not None:
+            await self.send_json(frame_json(pending))
 
     def layer_groups(self) -> tuple[str, ...]:
         if self.channel is None:
@@ -201,6 +222,11 @@ class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsu
         await self.send_json(frame_json(frame))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Refusals are written in the person's language (the thread hops keep it).
+        with translation.override(self.language):
+            await self.on_frame(text_data)
+
+    async def on_frame(self, text_data: str | None) -> None:
         if self.channel is None or self.login_ended:
             return
         parsed = _parse(text_data)
@@ -216,9 +242,9 @@ class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsu
         elif isinstance(parsed, SessionNewFrame):
             await self.on_session_new(parsed)
         elif isinstance(parsed, StopFrame):
-            refused = await database_sync_to_async(_stop_mission)(self.channel, parsed)
-            if refused is not None:
-                await self.send_json(frame_json(refused))
+            answer = await database_sync_to_async(_stop_mission)(self.channel, parsed)
+            if answer is not None:
+                await self.send_json(frame_json(answer))
         else:
             await self.send_json(frame_json(PongFrame()))
 

@@ -2,6 +2,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+# How long a session's name may be (shown in the session menu beside its number).
+SESSION_TITLE_CHARS = 80
+
 
 class NoticeTrigger(models.TextChoices):
     INSTRUCTION = "instruction", _("On instruction")
@@ -16,6 +19,7 @@ class ChatSession(models.Model):
         verbose_name=_("channel"),
     )
     number = models.PositiveIntegerField(_("number"))
+    title = models.CharField(_("name"), max_length=SESSION_TITLE_CHARS, blank=True, default="")
     started_at = models.DateTimeField(_("started at"), auto_now_add=True)
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
     mission_count = models.PositiveIntegerField(_("missions"), default=0)

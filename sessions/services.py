@@ -6,7 +6,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
+from language.storable import text_problem
 from missions.models import Message, MessageKind, Mission
 from missions.texts import LONG_SESSION_NOTICE as LONG_SESSION_NOTICE
 from missions.texts import office_text
@@ -14,9 +16,29 @@ from missions.timeline import message_post
 from office.models import Channel
 from push.events import send_frame_on_commit
 from push.frames import SessionData, SessionStartedFrame
-from sessions.models import ChatSession, NoticeTrigger
+from sessions.models import SESSION_TITLE_CHARS, ChatSession, NoticeTrigger
 from sessions.selectors import session_current
 from summaries.services import summary_begin_carry_over
+
+
+class SessionNameRejected(ValueError):
+    """A name a session cannot take; the message is for a person."""
+
+
+def session_rename(*, session: ChatSession, title: str) -> ChatSession:
+    """Name a session (blank: by its number only), in the person's words, one line."""
+    clean = " ".join(title.split())
+    problem = text_problem(clean, what=gettext("The name"))
+    if problem:
+        raise SessionNameRejected(problem)
+    if len(clean) > SESSION_TITLE_CHARS:
+        raise SessionNameRejected(
+            gettext("The name has %(chars)d characters; the limit is %(limit)d.")
+            % {"chars": len(clean), "limit": SESSION_TITLE_CHARS}
+        )
+    session.title = clean
+    session.save(update_fields=["title"])
+    return session
 
 
 def session_open_first(*, channel: Channel) -> ChatSession:

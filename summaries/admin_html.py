@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
 from summaries.models import SummaryRevision
-from summaries.render import Labels, Ref, ref_label, render_summary
+from summaries.render import Labels, Ref, item_text_shown, ref_label, render_summary
 from summaries.schemas import Decision, SummaryItem, SummaryState
 from summaries.selectors import Pointed
 
@@ -59,7 +59,7 @@ def render_state_html(state: SummaryState, index: dict[Ref, Pointed]) -> SafeStr
                     )
                 )
             else:
-                rows.append(format_html("<li>{} [{}]</li>", item.text, refs))
+                rows.append(format_html("<li>{} [{}]</li>", item_text_shown(item.text), refs))
         parts.append(format_html("<h4>{}</h4><ul>{}</ul>", title, SafeString("".join(rows))))
 
     section(gettext("Decisions"), state.decisions)

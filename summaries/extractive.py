@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from language.material import without_material
+from language.rules import states_a_rule
 from language.statements import (
     conflicts,
     content_words,
@@ -23,10 +25,10 @@ from language.statements import (
     rarity,
     split_sentences,
     subject_of,
-    supersedes,
 )
+from language.supersession import changes_value, supersedes
 from language.values import values_in
-from summaries.render import DIGEST_PREFIX, Ref, item_refs, render_summary
+from summaries.render import DIGEST_PREFIX, MATERIAL_PREFIX, Ref, item_refs, render_summary
 from summaries.schemas import Decision, DroppedMission, FoldMission, SummaryItem, SummaryState
 
 ITEM_CHARS = 220
@@ -40,6 +42,13 @@ DIGEST_CHARS = 90
 KEEP_PER_MISSION = 4
 # Missions one item cites at most; a template repeated more often names its latest ones.
 MAX_CITES = 6
+# What a line of pasted material weighs less than the person's own words, within its
+# mission: the person's sentences are kept first.
+MATERIAL_PENALTY = 10.0
+# Where a pasted line ranks when the summary is over its budget: below every item of the
+# person's (their rules and decisions first of all), above the superseded decisions and
+# the digests, which go first.
+MATERIAL_SCORE = -5.0
 
 SECTIONS = ("decisions", "constraints", "facts", "open_questions", "next_actions")
 SECTION_WEIGHT = {
@@ -144,6 +153,12 @@ class Candidate:
     score: float
     position: int
     from_reply: bool
+    # A line of the material the person pasted (language.material): kept as evidence.
+    from_material: bool = False
+
+
+def _is_material(text: str) -> bool:
+    return text.startswith(MATERIAL_PREFIX)
 
 
 def _clip(text: str, limit: int = ITEM_CHARS) -> str:
@@ -224,7 +239,7 @@ def classify(sentence: str, *, from_reply: bool) -> str | None:
         return "open_questions" if from_reply else None
     if _DECISION.search(sentence):
         return "decisions"
-    if _CONSTRAINT.search(sentence):
+    if _CONSTRAINT.search(sentence) or states_a_rule(sentence):
         return "constraints"
     if _ACTION.search(sentence):
         return "next_actions"
@@ -353,6 +368,12 @@ def _contradict(new: str, old: str) -> bool:
     return supersedes(new, old) or conflicts(old, new)
 
 
+def _same_mission(item: SummaryItem, seq: int, session: int | None) -> bool:
+    """Whether an item stands only on the mission being merged: a mission never
+    supersedes its own words (two sentences of one mission are two things it says)."""
+    return item.session == session and set(item.missions) == {seq}
+
+
 def add_item(
     state: SummaryState, section: str, text: str, seq: int, session: int | None
 ) -> SummaryItem:
@@ -368,13 +389,26 @@ def add_item(
             _cite(state, item, seq)
             return item
     digest = text.startswith(DIGEST_PREFIX)
+    if _is_material(text):
+        # Someone else's words: they change nothing the person said; a repeat collapses.
+        for item in items:
+            if item.session == session and _near_duplicate(text, item.text):
+                _reword(state, item, text, seq)
+                return item
+        new_item = SummaryItem(text=text, missions=[seq], session=session)
+        items.append(new_item)
+        return new_item
     if section == "decisions":
         for old in state.decisions:
+            if _same_mission(old, seq, session):
+                continue
             if not old.superseded and (_contradict(text, old.text) or normalize(old.text) == key):
                 old.superseded = True
                 old.superseded_by = [*old.superseded_by, seq]
         for other in ("facts", "constraints"):
             for item in list(getattr(state, other)):
+                if _same_mission(item, seq, session):
+                    continue
                 if not _is_digest(item) and _contradict(text, item.text):
                     _retire(state, other, item, seq)
         decision = Decision(text=text, missions=[seq], session=session)
@@ -385,15 +419,21 @@ def add_item(
         # change a fact or a decision ("예산은 이제 100만원", after "예산은 80만원으로 결정").
         other = "constraints" if section == "facts" else "facts"
         for existing in list(getattr(state, other)):
+            if _same_mission(existing, seq, session):
+                continue
             if not _is_digest(existing) and _contradict(text, existing.text):
                 _retire(state, other, existing, seq)
         for old in state.decisions:
+            if _same_mission(old, seq, session):
+                continue
             if not old.superseded and _contradict(text, old.text):
                 old.superseded = True
                 old.superseded_by = [*old.superseded_by, seq]
         # A digest says that something was asked, not how things are: it neither
         # replaces nor is replaced by a statement, it only collapses with its kind.
         for existing in list(items):
+            if _same_mission(existing, seq, session):
+                continue
             if not _is_digest(existing) and supersedes(text, existing.text):
                 if existing.session == session:
                     # The older mission stays cited: evidence of the subject's history.
@@ -413,28 +453,55 @@ def add_item(
     return new
 
 
+def _replaces_a_live_item(text: str, state: SummaryState) -> bool:
+    for _, item in state.items():
+        if isinstance(item, Decision) and item.superseded:
+            continue
+        if supersedes(text, item.text.removeprefix(DIGEST_PREFIX)):
+            return True
+    return bool(state.goal) and supersedes(text, state.goal)
+
+
 def _candidates(mission: FoldMission, state: SummaryState, salience: Salience) -> list[Candidate]:
     """The sentences of a mission worth keeping, best first: the person's over the reply's."""
     found: list[Candidate] = []
     # The office's own brief is not the person's words: only its reply can be kept.
-    sources = [] if mission.instruction_is_generated else [(mission.instruction, False)]
+    own, material = ("", "") if mission.instruction_is_generated else _voices(mission)
+    sources = [(own, False)] if own else []
     sources.append(("\n".join(reply_sentences(mission.instruction, mission.reply)), True))
     position = 0
     for text, from_reply in sources:
         for sentence in _sentences(text):
             position += 1
             section = classify(sentence, from_reply=from_reply)
+            clipped = _clip(sentence)
+            if section is None and not from_reply and _replaces_a_live_item(clipped, state):
+                # "런칭 5/9로 밀렸대요": no marker of deciding, but it changes a value the
+                # summary holds; kept, it retires the old one.
+                section = "facts"
             if section is None:
                 continue
-            clipped = _clip(sentence)
             if section in ("facts", "constraints") and any(
                 not d.superseded and supersedes(clipped, d.text) for d in state.decisions
             ):
                 section = "decisions"  # it changes something decided: it is a decision
             score = salience.score(clipped, section) - (1.5 if from_reply else 0.0)
             found.append(Candidate(section, clipped, score, position, from_reply))
+    for sentence in _sentences(material):
+        # Evidence of what someone else wrote: a fact at most, and after the person's.
+        position += 1
+        if is_question(sentence) or classify(sentence, from_reply=False) is None:
+            continue
+        clipped = MATERIAL_PREFIX + _clip(sentence, ITEM_CHARS - len(MATERIAL_PREFIX))
+        score = salience.score(clipped, "facts") - MATERIAL_PENALTY
+        found.append(Candidate("facts", clipped, score, position, False, from_material=True))
     found.sort(key=lambda c: -c.score)
     return sorted(found[:KEEP_PER_MISSION], key=lambda c: c.position)
+
+
+def _voices(mission: FoldMission) -> tuple[str, str]:
+    """The person's own words of a mission's instruction and the material in it."""
+    return without_material(mission.instruction)
 
 
 def extractive_fold(
@@ -456,25 +523,24 @@ def extractive_fold(
     digests: dict[Ref, str] = {}
     for mission in missions:
         digests[(session, mission.seq)] = mission_digest(mission)
-        # The person's words only: an office brief states no goal of theirs.
-        stated = [
-            s
-            for s in _sentences(mission.instruction)
-            if _GOAL.search(s) and not is_question(s) and not mission.instruction_is_generated
-        ]
+        # The person's words only: an office brief or a paste states no goal of theirs.
+        own = "" if mission.instruction_is_generated else _voices(mission)[0]
+        stated = [s for s in _sentences(own) if _GOAL.search(s) and not is_question(s)]
         if stated and (session is None or not state.goal):
             # The goal follows the latest one the person stated.
             state.goal = _clip(stated[-1], GOAL_CHARS)
             state.goal_missions = [mission.seq] if session is None else []
         elif not state.goal and not mission.instruction_is_generated:
-            first = [s for s in _sentences(mission.instruction) if not is_question(s)][:1]
+            first = [s for s in _sentences(own) if not is_question(s)][:1]
             if first:
                 state.goal = _clip(first[0], GOAL_CHARS)
                 state.goal_missions = [mission.seq] if session is None else []
         asked = False
         for candidate in _candidates(mission, state, salience):
             add_item(state, candidate.section, candidate.text, mission.seq, session)
-            asked = asked or not candidate.from_reply
+            asked = asked or not (candidate.from_reply or candidate.from_material)
+            # A paste with no words of the person's around it: its lines say what it was.
+            asked = asked or (candidate.from_material and not own)
         if not asked and not mission.instruction_is_generated:
             # Nothing the person said was kept (at most what the reply added): name what
             # they asked. (The office's brief is no one's request: uncited, it is recorded
@@ -486,6 +552,7 @@ def extractive_fold(
                 mission.seq,
                 session,
             )
+    _settle_live_values(state)
     compress_to_budget(state, budget_chars, digests=digests)
     for mission in missions:
         ref = (session, mission.seq)
@@ -494,11 +561,55 @@ def extractive_fold(
     return state
 
 
+def _newest(item: SummaryItem) -> tuple[float, int]:
+    return (float("inf") if item.session is None else item.session, max(item.missions, default=0))
+
+
+def _settle_live_values(state: SummaryState) -> None:
+    """No two live items give different values of one kind for one subject (the
+    verifier's rule): of such a pair, the older is marked superseded (a decision) or taken
+    out (a fact or constraint), whichever way the merge order left them. A newer pasted
+    line retires nothing (a vendor's quote is no change of the person's price; two rows
+    of a pasted table are two rows)."""
+    changed = True
+    while changed:
+        changed = False
+        live = [
+            (section, item)
+            for section, item in state.items()
+            if section in ("decisions", "constraints", "facts")
+            and not (isinstance(item, Decision) and item.superseded)
+            and not _is_digest(item)
+        ]
+        for index, (section, item) in enumerate(live):
+            for other_section, other in live[:index]:
+                if item_refs(item) & item_refs(other) or not changes_value(item.text, other.text):
+                    continue
+                (old_section, old), new = (
+                    ((other_section, other), item)
+                    if _newest(other) <= _newest(item)
+                    else ((section, item), other)
+                )
+                if _is_material(new.text):
+                    continue  # pasted lines are evidence: they retire nothing
+                seq = max(new.missions, default=0)
+                if isinstance(old, Decision):
+                    old.superseded, old.superseded_by = True, [*old.superseded_by, seq]
+                else:
+                    _retire(state, old_section, old, seq)
+                changed = True
+                break
+            if changed:
+                break
+
+
 def _item_score(
     item: SummaryItem, section: str, salience: Salience, newest: dict[int | None, int]
 ) -> float:
     if _is_digest(item):
         return -20.0 + salience.score(item.text, section) / 100
+    if _is_material(item.text):
+        return MATERIAL_SCORE + salience.score(item.text, section) / 100
     if isinstance(item, Decision) and item.superseded:
         return -10.0 + salience.score(item.text, section) / 100
     score = salience.score(item.text, section)

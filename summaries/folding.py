@@ -84,6 +84,7 @@ def fold_propose(
                 folded=folded,
                 budget_chars=budget,
                 missions=missions,
+                from_model=True,
             )
             attempts.append(
                 {"provider": provider.name, "ok": report.ok, "findings": report.findings}

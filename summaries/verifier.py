@@ -5,8 +5,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from language.statements import conflicts, names_in, normalize, subject_of
+from language.supersession import changes_value, replacement, supersedes
 from language.values import unsupported
-from summaries.render import DIGEST_PREFIX, Ref, item_refs, ref_label, render_summary, state_refs
+from summaries.render import (
+    DIGEST_PREFIX,
+    MATERIAL_PREFIX,
+    Ref,
+    item_refs,
+    ref_label,
+    render_summary,
+    state_refs,
+)
 from summaries.schemas import FoldMission, SummaryItem, SummaryState
 
 
@@ -139,6 +148,59 @@ def _cross_section_contradictions(state: SummaryState, previous: SummaryState) -
     return found
 
 
+def _two_live_values(state: SummaryState, previous: SummaryState) -> list[str]:
+    """Two live items that give different values of one kind for one subject ("원두 1kg
+    21,000원" and "원두 가격 이제 23,500원"), however they are worded
+    (language.supersession): the older must be marked superseded or taken out. Two items
+    of one mission are two things it says, and a pair the previous state already held
+    is not this fold's to answer for."""
+    held = {normalize(item.text) for _, item in _live_statements(previous)}
+    live = _live_statements(state)
+    found: list[str] = []
+    for index, (_, item) in enumerate(live):
+        for _, other in live[:index]:
+            if item_refs(item) & item_refs(other):
+                continue
+            if normalize(item.text) in held and normalize(other.text) in held:
+                continue
+            if item.text.startswith(MATERIAL_PREFIX) or other.text.startswith(MATERIAL_PREFIX):
+                continue  # pasted lines are kept as evidence beside what the person says
+            if changes_value(item.text, other.text):
+                value = replacement(item.text, other.text)
+                found.append(
+                    f"two live values for one subject: {other.text!r} and {item.text!r} "
+                    f"({value!r}); keep the newer, mark the older superseded or remove it"
+                )
+    return found
+
+
+def _unfounded_supersessions(
+    state: SummaryState, previous: SummaryState, evidence: _Evidence | None
+) -> list[str]:
+    """A decision this fold marks superseded must be replaced by another value of the
+    same kind for the same subject in the missions named as superseding it: a model's
+    claim that changes no such value is refused (the decision stays live)."""
+    if evidence is None:
+        return []
+    before = {normalize(d.text) for d in previous.decisions if d.superseded}
+    found: list[str] = []
+    for decision in state.decisions:
+        if not decision.superseded or normalize(decision.text) in before:
+            continue
+        by = {(decision.session, s) for s in decision.superseded_by}
+        by |= {(None, s) for s in decision.superseded_by}
+        source = evidence.source(by)
+        if not source:
+            continue  # no text to check against: the evidence check names the pointers
+        said = [s for s in source.splitlines() if s.strip()]
+        if not any(supersedes(line, decision.text) for line in said):
+            found.append(
+                f"the decision {decision.text!r} is marked superseded, but "
+                f"{_labels(by)} gives no other value for its subject; keep it live"
+            )
+    return found
+
+
 def summary_verify(
     *,
     state: SummaryState,
@@ -146,6 +208,7 @@ def summary_verify(
     folded: list[Ref],
     budget_chars: int,
     missions: Sequence[FoldMission] | None = None,
+    from_model: bool = False,
 ) -> VerifierReport:
     """Coverage, evidence, contradiction and size of a proposed state.
 
@@ -212,6 +275,12 @@ def summary_verify(
                 "older one superseded"
             )
     contradiction += _cross_section_contradictions(state, previous)
+    contradiction += [
+        f for f in _two_live_values(state, previous) if not any(f[-40:] in c for c in contradiction)
+    ]
+    if from_model:
+        # A model's claims that a mission changed a decision are checked by the rule.
+        contradiction += _unfounded_supersessions(state, previous, texts)
     decision_refs: set[Ref] = set()
     for decision in state.decisions:
         decision_refs |= item_refs(decision)

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import override_settings
+from django.utils import timezone, translation
 
 import tests.fresh  # noqa: F401  (reads the CPUs this process has, before any test module)
 from llm.gateway import set_provider_override
@@ -88,9 +89,23 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             _budgets[report.nodeid] = float(str(value))
 
 
+# How many of the modules that took longest the summary lists.
+MODULES_SHOWN = 15
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Tests that took longer than their budget: a new slow test to mark, or a slow one
-    grown slower (or a machine busy with other work: the figures are wall-clock)."""
+    """The modules that took longest (where the suite's time goes), then the tests that
+    took longer than their budget: a new slow test to mark, or a slow one grown slower (or
+    a machine busy with other work: the figures are wall-clock)."""
+    per_module: defaultdict[str, float] = defaultdict(float)
+    for nodeid, took in _took.items():
+        per_module[nodeid.split("::")[0]] += took
+    if per_module:
+        terminalreporter.section("time by module (all workers together)")
+        total = sum(per_module.values())
+        terminalreporter.write_line(f"{total:7.0f} s  in all")
+        for module, took in sorted(per_module.items(), key=lambda kv: -kv[1])[:MODULES_SHOWN]:
+            terminalreporter.write_line(f"{took:7.0f} s  {module}")
     over = sorted(
         (took, _budgets.get(nodeid, UNMARKED_BUDGET), nodeid)
         for nodeid, took in _took.items()
@@ -101,6 +116,18 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     terminalreporter.section("over their time budget (pytest.mark.slow)")
     for took, budget, nodeid in reversed(over):
         terminalreporter.write_line(f"{took:7.1f} s  (budget {budget:.0f} s)  {nodeid}")
+
+
+@pytest.fixture(autouse=True)
+def _language_and_zone_of_no_one() -> Iterator[None]:
+    """Every test starts and ends with no language or time zone activated in its thread: a
+    request through the test client activates the person's (the middleware's job), and
+    the thread keeps it; the next test would read the office's texts in that language."""
+    translation.deactivate()
+    timezone.deactivate()
+    yield
+    translation.deactivate()
+    timezone.deactivate()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -171,6 +198,17 @@ def _doors_unthrottled(settings: Any) -> None:
     settings.PASSWORD_RESET_RECIPIENT_LIMIT = 0
     settings.PROJECT_RATE_LIMIT = 0
     settings.MEMORY_RATE_LIMIT = 0
+
+
+@pytest.fixture(autouse=True)
+def _no_vectors_of_another_test() -> Iterator[None]:
+    """A process keeps the vectors it read (context.dense), by row id; a test's rolled-back
+    rows give their ids to the next test's, so each test starts with none kept."""
+    from context import dense
+
+    dense.forget()
+    yield
+    dense.forget()
 
 
 @pytest.fixture(autouse=True)

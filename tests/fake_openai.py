@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 STATS_PATH = "/_fake/stats"
 FAKE_MODEL = "fake-model"
+# What GET /models lists: the models this server offers.
+FAKE_MODELS = (FAKE_MODEL, "fake-model-large", "fake-model-mini")
+MODELS_PATHS = ("/v1/models", "/models")
 FAKE_API_KEY = "sk-fake-test-key"
 
 
@@ -218,8 +221,12 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path.split("?", 1)[0] == STATS_PATH:
+        path = self.path.split("?", 1)[0]
+        if path == STATS_PATH:
             self._send_json(200, self.server.state.stats())
+        elif path in MODELS_PATHS:
+            data = [{"id": name, "object": "model", "owned_by": "fake"} for name in FAKE_MODELS]
+            self._send_json(200, {"object": "list", "data": data})
         else:
             self._send_json(404, {"error": {"message": "Not found.", "type": "invalid_request"}})
 

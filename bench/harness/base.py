@@ -7,7 +7,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -53,6 +55,26 @@ def _require_loopback(url: str, what: str) -> None:
     host = urlsplit(url).hostname or ""
     if host not in LOOPBACK:
         raise BenchError(f"{what} must be on 127.0.0.1 (got host {host!r})")
+
+
+def wait_healthy(port: int, check_alive: Callable[[], None], timeout: float) -> None:
+    """Until the server on `port` answers /healthz with 200 (it has warmed up);
+    `check_alive` raises when the server's process has died."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        check_alive()
+        try:
+            with opener.open(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except urllib.error.HTTPError as exc:
+            last = f"{exc.code}: {exc.read()[:300]!r}"
+        except OSError as exc:
+            last = repr(exc)
+        time.sleep(0.25)
+    raise BenchError(f"the server on port {port} never answered /healthz with 200 ({last})")
 
 
 def free_port() -> int:

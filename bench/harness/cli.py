@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
+from dataclasses import fields
 from types import FrameType
 from typing import Any
 
@@ -91,51 +92,21 @@ def runtime_list(parser: Any, text: str) -> list[str]:
 
 def add_stack_arguments(parser: Any) -> None:
     """Options of the services: workers, pools, Redis DB, PostgreSQL, logs."""
-    parser.add_argument(
-        "--workers",
-        type=positive_int,
-        default=1,
-        help="Celery workers of the replies queue (-Q replies)",
-    )
-    parser.add_argument(
-        "--pool", choices=POOLS, default="threads", help="pool of the replies workers"
-    )
-    parser.add_argument(
-        "--concurrency",
-        type=positive_int,
-        default=64,
-        help="threads (or children) per replies worker",
-    )
-    parser.add_argument(
-        "--replies-pool-max",
-        type=positive_int,
-        default=16,
-        help="DATABASE_POOL_MAX of each replies worker (as in docker-compose.yml)",
-    )
-    parser.add_argument(
-        "--background-workers",
-        type=positive_int,
-        default=1,
-        help="Celery workers of the background queue (-Q background)",
-    )
-    parser.add_argument(
-        "--background-pool", choices=POOLS, default="threads", help="pool of the background workers"
-    )
-    parser.add_argument(
-        "--background-concurrency",
-        type=positive_int,
-        default=8,
-        help="threads (or children) per background worker",
-    )
-    parser.add_argument(
-        "--reply-cpu-slots",
-        type=positive_int,
-        default=8,
-        help="REPLY_CPU_SLOTS of the web process (embedded) and of each replies worker",
-    )
-    parser.add_argument(
-        "--redis-db", type=int, default=11, help="Redis DB index for this run (must be empty)"
-    )
+    for name, kind, default, help_text in (
+        ("workers", positive_int, 1, "Celery workers of the replies queue (-Q replies)"),
+        ("pool", None, "threads", "pool of the replies workers"),
+        ("concurrency", positive_int, 64, "threads (or children) per replies worker"),
+        ("replies-pool-max", positive_int, 16, "DATABASE_POOL_MAX of each replies worker"),
+        ("background-workers", positive_int, 1, "Celery workers of the background queue"),
+        ("background-pool", None, "threads", "pool of the background workers"),
+        ("background-concurrency", positive_int, 8, "threads (or children) per background worker"),
+        ("reply-cpu-slots", positive_int, 8, "REPLY_CPU_SLOTS of the process that runs replies"),
+        ("redis-db", int, 11, "Redis DB index for this run (must be empty)"),
+    ):
+        choices = POOLS if kind is None else None
+        parser.add_argument(
+            f"--{name}", type=kind or str, choices=choices, default=default, help=help_text
+        )
     parser.add_argument(
         "--redis-force", action="store_true", help="flush the Redis DB even if it holds keys"
     )
@@ -173,26 +144,10 @@ def add_common_arguments(
 def stack_config(
     args: Any, *, prefill: list[int], label: str, embedded: bool = False
 ) -> StackConfig:
-    """The StackConfig of the common command-line options (add_common_arguments)."""
-    return StackConfig(
-        users=len(prefill),
-        prefill=prefill,
-        embedded=embedded,
-        workers=args.workers,
-        pool=args.pool,
-        concurrency=args.concurrency,
-        replies_pool_max=args.replies_pool_max,
-        background_workers=args.background_workers,
-        background_pool=args.background_pool,
-        background_concurrency=args.background_concurrency,
-        reply_cpu_slots=args.reply_cpu_slots,
-        delay_ms=args.delay_ms,
-        redis_db=args.redis_db,
-        redis_force=args.redis_force,
-        pg_url=args.pg_url,
-        keep_logs=args.keep_logs,
-        label=label,
-    )
+    """The StackConfig of the command-line options (add_stack_arguments, --delay-ms)."""
+    options = {f.name: getattr(args, f.name) for f in fields(StackConfig) if hasattr(args, f.name)}
+    options.update(users=len(prefill), prefill=prefill, label=label, embedded=embedded)
+    return StackConfig(**options)
 
 
 def run_benchmark(

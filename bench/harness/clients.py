@@ -143,10 +143,27 @@ class _ClientState:
                 self.current.finished.set()
 
 
+def connect(port: int, user: UserFixture, channel_id: int | None = None) -> Any:
+    """A WebSocket of `user` to a channel (theirs by default) of the server on `port`, with
+    the user's session cookie and the page's Origin, as a browser opens it."""
+    from websockets.asyncio.client import connect as ws_connect
+    from websockets.typing import Origin
+
+    return ws_connect(
+        f"ws://127.0.0.1:{port}/ws/channels/{channel_id or user.channel_id}/",
+        origin=Origin(f"http://127.0.0.1:{port}"),
+        additional_headers={"Cookie": f"{user.cookie_name}={user.cookie}"},
+        compression=None,
+        ping_interval=None,
+        open_timeout=60,
+        close_timeout=5,
+        max_size=2**22,
+    )
+
+
 async def _client(
     *,
-    ws_url: str,
-    origin: str,
+    port: int,
     run: ClientRun,
     count: int,
     run_token: str,
@@ -158,22 +175,10 @@ async def _client(
     linger: float,
     between: Callable[[], None] | None = None,
 ) -> None:
-    from websockets.asyncio.client import connect
-    from websockets.typing import Origin
-
     user = run.user
     state = _ClientState(run)
     try:
-        async with connect(
-            f"{ws_url}/ws/channels/{user.channel_id}/",
-            origin=Origin(origin),
-            additional_headers={"Cookie": f"{user.cookie_name}={user.cookie}"},
-            compression=None,
-            ping_interval=None,
-            open_timeout=60,
-            close_timeout=5,
-            max_size=2**22,
-        ) as ws:
+        async with connect(port, user) as ws:
 
             async def reader() -> None:
                 async for raw in ws:
@@ -244,13 +249,11 @@ async def _drive_clients(
     instructions: int,
     per_instruction_timeout: float,
     phase_timeout: float,
-    linger: float,
-    wait_idle: Callable[[float], bool] | None,
-    before_go: Callable[[], None] | None,
+    linger: float = 0.0,
+    wait_idle: Callable[[float], bool] | None = None,
+    before_go: Callable[[], None] | None = None,
     between: Callable[[], None] | None = None,
 ) -> ClientsOutcome:
-    ws_url = f"ws://127.0.0.1:{port}"
-    origin = f"http://127.0.0.1:{port}"
     run_token = secrets.token_hex(3)
     go, release = asyncio.Event(), asyncio.Event()
     runs = [ClientRun(user=user) for user in users]
@@ -259,8 +262,7 @@ async def _drive_clients(
     tasks = [
         asyncio.create_task(
             _client(
-                ws_url=ws_url,
-                origin=origin,
+                port=port,
                 run=run,
                 count=instructions,
                 run_token=run_token,
@@ -313,57 +315,24 @@ async def _drive_clients(
     return ClientsOutcome(runs=runs, started=started, finished=finished, queue_idle=queue_idle)
 
 
-def drive_clients(
-    *,
-    port: int,
-    users: list[UserFixture],
-    instructions: int,
-    per_instruction_timeout: float,
-    phase_timeout: float,
-    linger: float = 0.0,
-    wait_idle: Callable[[float], bool] | None = None,
-    before_go: Callable[[], None] | None = None,
-    between: Callable[[], None] | None = None,
-) -> ClientsOutcome:
+def drive_clients(**options: Any) -> ClientsOutcome:
     """Connect one client per user to the server on `port`, start them together (after
     `before_go`, run once every client is connected), wait for every reply, then keep the
     sockets open until `wait_idle` says the server's tasks have drained (and at least
     `linger` seconds after each client's last reply). `between` runs (in a thread) before
-    each instruction but the first, e.g. to wait until the server is idle again."""
-    return asyncio.run(
-        _drive_clients(
-            port=port,
-            users=users,
-            instructions=instructions,
-            per_instruction_timeout=per_instruction_timeout,
-            phase_timeout=phase_timeout,
-            linger=linger,
-            wait_idle=wait_idle,
-            before_go=before_go,
-            between=between,
-        )
-    )
+    each instruction but the first, e.g. to wait until the server is idle again. The
+    options are `_drive_clients`'s."""
+    return asyncio.run(_drive_clients(**options))
 
 
 def run_clients(
-    stack: Stack,
-    *,
-    instructions: int,
-    per_instruction_timeout: float,
-    phase_timeout: float,
-    linger: float = 0.0,
-    users: list[UserFixture] | None = None,
-    before_go: Callable[[], None] | None = None,
+    stack: Stack, *, users: list[UserFixture] | None = None, **options: Any
 ) -> ClientsOutcome:
     """`drive_clients` against the stack's Daphne, for its users (or the ones given),
     draining the stack's task queues at the end."""
     return drive_clients(
         port=stack.http_port,
         users=stack.users if users is None else users,
-        instructions=instructions,
-        per_instruction_timeout=per_instruction_timeout,
-        phase_timeout=phase_timeout,
-        linger=linger,
         wait_idle=stack.wait_queue_idle,
-        before_go=before_go,
+        **options,
     )

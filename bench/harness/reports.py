@@ -9,6 +9,7 @@ from typing import Any
 from bench.harness.checks import DatabaseCheck
 from bench.harness.clients import ClientsOutcome
 from bench.harness.stack import Stack
+from bench.report import Table, show
 
 # --- Figures and tables -----------------------------------------------------------------
 
@@ -31,12 +32,8 @@ def _ms(seconds: float) -> str:
 
 
 def print_table(title: str, rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    print(f"\n{title}")
-    for number, row in enumerate(rows):
-        print("  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
-        if number == 0:
-            print("  " + "  ".join("-" * w for w in widths))
+    """Print a table as the run log records it (bench/report.py)."""
+    show([Table(title, rows)])
 
 
 def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> list[tuple[str, ...]]:

@@ -32,30 +32,26 @@ def _proc_children() -> dict[int, list[int]]:
     return children
 
 
-def _status_kib(pid: int) -> tuple[int, int]:
-    """(VmHWM, VmRSS) in KiB; (0, 0) once the process is gone."""
-    hwm = rss = 0
+def _proc_kib(path: str, name: str) -> int:
+    """A "Name: N kB" figure of a /proc file; 0 once the process is gone."""
     try:
-        with open(f"/proc/{pid}/status") as handle:
+        with open(path) as handle:
             for line in handle:
-                if line.startswith("VmHWM:"):
-                    hwm = int(line.split()[1])
-                elif line.startswith("VmRSS:"):
-                    rss = int(line.split()[1])
-    except OSError:
-        pass
-    return hwm, rss
-
-
-def _pss_kib(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as handle:
-            for line in handle:
-                if line.startswith("Pss:"):
+                if line.startswith(name + ":"):
                     return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def status_kib(pid: int) -> tuple[int, int]:
+    """(VmHWM, VmRSS) in KiB; (0, 0) once the process is gone."""
+    path = f"/proc/{pid}/status"
+    return _proc_kib(path, "VmHWM"), _proc_kib(path, "VmRSS")
+
+
+def _pss_kib(pid: int) -> int:
+    return _proc_kib(f"/proc/{pid}/smaps_rollup", "Pss")
 
 
 def _stat_cpu_seconds(path: str) -> float | None:
@@ -180,7 +176,7 @@ class Sampler:
                     continue
                 seen.add(pid)
                 pending.extend(children.get(pid, []))
-                hwm, rss = _status_kib(pid)
+                hwm, rss = status_kib(pid)
                 if not hwm and not rss:
                     continue
                 peak = tree.pids.setdefault(

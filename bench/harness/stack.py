@@ -33,6 +33,7 @@ from bench.harness.base import (
     free_port,
     ignored_settings,
     log,
+    wait_healthy,
 )
 from bench.harness.sampling import Sampler
 from bench.harness.stores import ScratchStores
@@ -453,23 +454,7 @@ class Stack(ScratchStores):
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + 90
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        url = f"http://127.0.0.1:{self.http_port}/healthz"
-        healthy = False
-        last = ""
-        while time.monotonic() < deadline and not healthy:
-            self._check_alive()
-            try:
-                with opener.open(url, timeout=5) as response:
-                    healthy = response.status == 200
-            except urllib.error.HTTPError as exc:
-                last = f"{exc.code}: {exc.read()[:300]!r}"
-            except OSError as exc:
-                last = repr(exc)
-            if not healthy:
-                time.sleep(0.25)
-        if not healthy:
-            raise BenchError(f"Daphne never answered /healthz with 200 (last: {last})")
+        wait_healthy(self.http_port, self._check_alive, 90)
         log(f"daphne ready on 127.0.0.1:{self.http_port}")
         if self.embedded:
             return

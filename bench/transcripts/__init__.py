@@ -1,11 +1,15 @@
 """Transcripts for bench/retention.py: JSON Lines of finished missions and, beside each, the
-planted facts and the questions that probe them. `generate.py` writes them all.
+planted facts and the questions that probe them. `generate.py` writes them all, byte for
+byte the same from the same data.
 
-One generator, per-language words: `common.py` assembles a transcript from its `Spec`
-(planted missions, filler from templates, timestamps over working days); `templates.py`
-holds the templates every language shares, given each language's words. A transcript NAME
-is `NAME.py` (its `SPEC` and the order of its templates), `NAME_data.py` (what it says:
-planted missions, facts and questions, word pools) and, for templates of its own,
-`NAME_writing.py` and `NAME_running.py`. The long talks (`long_talk.py`, data in
-`long_talk_en.py`, `long_talk_ko.py`) assemble their missions otherwise but share the
-rules and the files of `common.py`."""
+What each transcript says lives in data/NAME.yaml, per language; the code that turns it
+into missions is shared:
+
+- `engine.py`: the office conversations (bakery_ko, bikeshop_en, ceramics_mix), written
+  wholly as data: planted missions with pastes, filler templates and pools with
+  placeholders, facts, rules and questions;
+- `common.py` with `templates.py`: the launch transcripts (launch_en, launch_ko): `NAME.py`
+  holds the transcript's `Spec` and the order of its templates, `NAME_data.py` reads its
+  words from data/NAME.yaml, `NAME_writing.py` and `NAME_running.py` its own templates;
+- `long_talk.py`: the long talks (long_talk_en, long_talk_ko), read from data/NAME.yaml,
+  with the rules and the files of `common.py`."""

@@ -9,8 +9,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
+
+import yaml
 
 HERE = Path(__file__).resolve().parent
 
@@ -65,6 +67,30 @@ class Spec:
     templates: list[Template]
     extra_forbidden: list[str] = field(default_factory=list)
     holidays: tuple[date, ...] = ()
+
+
+def load_words(name: str) -> dict[str, Any]:
+    """A transcript's words, written as data in data/NAME.yaml."""
+    words: dict[str, Any] = yaml.safe_load((HERE / "data" / f"{name}.yaml").read_text("utf-8"))
+    return words
+
+
+def planted_missions(rows: dict[int, list[str]]) -> dict[int, tuple[str, str]]:
+    return {seq: (instruction, reply) for seq, (instruction, reply) in rows.items()}
+
+
+def spec_facts(rows: list[dict[str, Any]]) -> list[Fact]:
+    """Facts as written in a data file: topic and questions as lists."""
+    return [
+        Fact(
+            **{
+                **row,
+                "topic": tuple(row["topic"]),
+                "questions": tuple(Question(**q) for q in row["questions"]),
+            }
+        )
+        for row in rows
+    ]
 
 
 def pick(rng: random.Random, pool: Sequence[T]) -> T:

@@ -16,7 +16,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from bench.transcripts import common, launch_en, launch_ko, long_talk, long_talk_en, long_talk_ko  # noqa: E402  # noqa: E402
+from bench.transcripts import (  # noqa: E402
+    common,
+    engine,
+    launch_en,
+    launch_ko,
+    long_talk,
+)
+
+# The office conversations of the meaning evaluation (docs/benchmarks.md), data only.
+CONVERSATIONS = ("bakery_ko", "bikeshop_en", "ceramics_mix")
 
 
 def transcripts() -> dict[Path, str]:
@@ -25,9 +34,11 @@ def transcripts() -> dict[Path, str]:
     files: dict[Path, str] = {}
     for spec in (launch_en.SPEC, launch_ko.SPEC):
         files.update(common.render(spec.name, common.build(spec), common.questions_document(spec)))
-    for talk in (long_talk_en.TALK, long_talk_ko.TALK):
+    for talk in (long_talk.load("long_talk_en"), long_talk.load("long_talk_ko")):
         lines = long_talk.build(talk)
         files.update(common.render(talk.name, lines, long_talk.questions_document(talk)))
+    for name in CONVERSATIONS:
+        files.update(engine.render(engine.load(name)))
     return files
 
 

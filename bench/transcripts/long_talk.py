@@ -4,10 +4,11 @@ passing, at every depth of the history (early, middle and late in a mission; ear
 middle and late in the channel). Questions ask about them in other words than the line
 that states them (Korean with other particles and endings).
 
-Content lives in long_talk_en / long_talk_ko (a `Talk` each); this module assembles a
-transcript from it deterministically, with the rules and the files of common.py (the
-questions document also holds each fact's stating sentence). bench/transcripts/generate.py
-writes them with the others (running this module does the same)."""
+Content lives in data/long_talk_en.yaml and data/long_talk_ko.yaml (a `Talk` each, read by
+`load`); this module assembles a transcript from it deterministically, with the rules and
+the files of common.py (the questions document also holds each fact's stating sentence).
+bench/transcripts/generate.py writes them with the others (running this module does the
+same)."""
 
 import random
 import sys
@@ -19,7 +20,7 @@ from zoneinfo import ZoneInfo
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.transcripts.common import forbidden_outside, violations
+from bench.transcripts.common import forbidden_outside, load_words, violations
 
 MIN_CHARS = 3000
 MAX_CHARS = 4000
@@ -66,6 +67,23 @@ class Talk:
     facts: list[LongFact]
     separator: str = ": "
     extra: dict[str, object] = field(default_factory=dict)
+
+
+def load(name: str) -> Talk:
+    """The talk written in data/NAME.yaml."""
+    data = load_words(name)
+    facts = [
+        LongFact(
+            **{
+                **fact,
+                "questions": tuple((kind, text) for kind, text in fact["questions"]),
+                "topic": tuple(fact["topic"]),
+            }
+        )
+        for fact in data.pop("facts")
+    ]
+    missions = [(topic, request, outcome) for topic, request, outcome in data.pop("missions")]
+    return Talk(**{**data, "speakers": tuple(data["speakers"])}, missions=missions, facts=facts)
 
 
 def _fill(template: str, rng: random.Random, topic: str, slots: dict[str, list[str]]) -> str:

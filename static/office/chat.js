@@ -1,7 +1,8 @@
 // The chat page: one WebSocket per channel, a timeline built from saved messages, replies
 // streamed as they arrive, quiet reconnects that fetch what was missed by id, and the
 // context and memory panels. Plain JavaScript; every text is inserted as text, never as
-// HTML, except the small Markdown renderer below, which escapes before it formats.
+// HTML, except a reply's Markdown, which the server renders and sanitises (message.html),
+// and the links of a person's own message, escaped before they are made.
 "use strict";
 
 (function () {
@@ -23,7 +24,11 @@
   const seen = new Set();
   const streams = new Map(); // mission id -> element being streamed into
   const outbox = new Map(); // client_id -> text, until the server echoes the instruction
-  const pending = new Set(); // missions waiting for a reply
+  // What is under way, as the server says (docs/design.md §7): mission id -> its state
+  // ({ mission, channel, employee, plan, stop }), from `mission.state`, `pending` and
+  // `plan` frames, until the mission's `reply.done` or error. Never from an HTTP answer
+  // or fetched history, which can be older than the frames already handled.
+  const pending = new Map();
 
   // --- following the end of the conversation ------------------------------------------
 
@@ -65,36 +70,6 @@
     })[c]);
   }
 
-  // Markdown for replies: every piece of text is escaped as it is written out, and only a
-  // few safe constructs become HTML (code, bold, italic, lists, paragraphs, links). No raw
-  // HTML survives, and a link is made only of an http(s) address: never javascript: or
-  // data:, opened apart from this page (rel=noopener).
-  function markdown(text) {
-    const blocks = text.split(/```/);
-    return blocks.map((block, i) => {
-      if (i % 2 === 1) return "<pre><code>" + escapeHtml(block.replace(/^\w*\n/, "")) + "</code></pre>";
-      return block.split(/\n{2,}/).map((para) => {
-        const lines = para.split("\n");
-        if (lines.every((l) => /^\s*[-*] /.test(l) || !l.trim())) {
-          return "<ul>" + lines.filter((l) => l.trim())
-            .map((l) => "<li>" + inline(l.replace(/^\s*[-*] /, "")) + "</li>").join("") + "</ul>";
-        }
-        return para.trim() ? "<p>" + lines.map(inline).join("<br>") + "</p>" : "";
-      }).join("");
-    }).join("");
-  }
-
-  function inline(text) {
-    return text.split(/(`[^`\n]+`)/).map((part, i) =>
-      i % 2 === 1 ? "<code>" + escapeHtml(part.slice(1, -1)) + "</code>" : links(part, emphasis)).join("");
-  }
-
-  function emphasis(html) {
-    return html
-      .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
-      .replace(/(^|[^*])\*([^*]+)\*/g, "$1<em>$2</em>");
-  }
-
   // [label](https://…) and bare http(s) addresses; a sentence's closing punctuation is
   // not part of the address.
   const LINK = /\[([^\]\n]+)\]\((https?:\/\/[^\s()<>"'`]+)\)|https?:\/\/[^\s<>"'`]*[^\s<>"'`.,;:!?)*\]]/g;
@@ -115,7 +90,9 @@
 
   function stamp(iso) {
     const d = new Date(iso);
-    return isNaN(d) ? "" : d.toLocaleString(lang, { dateStyle: "short", timeStyle: "short" });
+    // In the zone the person chose (else the browser's).
+    const timeZone = document.body.dataset.timeZone || undefined;
+    return isNaN(d) ? "" : d.toLocaleString(lang, { dateStyle: "short", timeStyle: "short", timeZone });
   }
 
   function el(tag, cls, text) {
@@ -171,7 +148,10 @@
       meta.appendChild(el("span", "attempt", " · " + t("attempt", { number: message.payload.attempt })));
     }
     if (stopped && !message.text) body.textContent = t("stopped_before_answer");
-    else if (message.kind === "employee") body.innerHTML = markdown(message.text);
+    else if (message.kind === "employee" && typeof message.html === "string") {
+      body.classList.add("md");
+      body.innerHTML = message.html;
+    } else if (message.kind === "employee") body.textContent = message.text;
     else if (message.kind === "user") body.innerHTML = links(message.text);
     // What the office says (errors, events, notices) comes rendered in the reader's
     // language by the server, from the translation catalogue.
@@ -223,16 +203,13 @@
     if (message.kind === "user") {
       if (message.payload && message.payload.client_id) outbox.delete(message.payload.client_id);
       removePendingBubble(message.payload && message.payload.client_id);
-      if (message.mission) pending.add(message.mission);
     }
     if (message.kind === "employee" && message.mission) settleRetries(message.mission, true);
     if (intro) intro.hidden = true;
     if ((message.kind === "employee" || message.kind === "error") && message.mission) {
-      pending.delete(message.mission);
       const streaming = streams.get(message.mission);
       if (streaming) { streaming.remove(); streams.delete(message.mission); }
     }
-    updateWorking();
     markRead();
     if (following) item.scrollIntoView({ block: "end" });
   }
@@ -245,7 +222,9 @@
       copy.type = "button";
       copy.addEventListener("click", () => copyText(message.text, copy));
       actions.appendChild(copy);
-      if (!boot.read_only && message.mission) {
+      // Not where a new attempt would be refused (a plan's reply, a part's, a synthesis).
+      const regenerable = !(message.payload && message.payload.regenerable === false);
+      if (!boot.read_only && message.mission && regenerable) {
         // Only the newest reply of a mission offers a new attempt.
         timeline.querySelectorAll('button.regenerate[data-mission="' + message.mission + '"]')
           .forEach((old) => old.remove());
@@ -285,12 +264,12 @@
     setTimeout(() => { button.textContent = t("copy"); }, 1500);
   }
 
+  // The mission's `mission.state` frame shows it under way: the answer to this request
+  // may come after the new reply itself.
   async function regenerate(missionId, button) {
     button.disabled = true;
     try {
       await api("POST", "/api/missions/" + missionId + "/regenerate");
-      pending.add(missionId);
-      updateWorking();
     } catch (error) {
       status(error.message);
       button.disabled = false;
@@ -335,19 +314,59 @@
 
   const stopButton = document.getElementById("stop");
 
-  function updateWorking() {
-    if (!working) return;
-    working.hidden = pending.size === 0;
-    working.textContent = pending.size ? t("working", { name: boot.employee || t("the_team") }) : "";
-    if (stopButton) { stopButton.hidden = pending.size === 0; stopButton.disabled = false; }
+  function underWay(state) {
+    if (state.status === "queued" || state.status === "running") pending.set(state.mission, state);
+    else pending.delete(state.mission);
   }
 
-  // Stop generating: every reply this page is waiting for. What came stays, marked
-  // stopped; the server's reply.done takes the mission out of `pending`.
+  function ended(missionId) {
+    pending.delete(missionId);
+    updateWorking();
+  }
+
+  // A plan's parts work in their employees' channels: the master channel follows them
+  // through the plan's frames, each stopped with the plan.
+  function planUnderWay(plan) {
+    for (const [id, state] of pending) {
+      if (state.plan === plan.mission && state.channel !== boot.channel) pending.delete(id);
+    }
+    for (const part of plan.delegates) {
+      if (part.status !== "queued" && part.status !== "working") continue;
+      pending.set(part.mission, {
+        mission: part.mission, channel: part.channel, status: part.status,
+        employee: part.employee, plan: plan.mission, stop: plan.mission,
+      });
+    }
+    updateWorking();
+  }
+
+  function stopTargets() {
+    return new Set(Array.from(pending.values(), (state) => state.stop).filter(Boolean));
+  }
+
+  // One line per person at work, named (each delegate of a plan, the chief of staff
+  // summing up), however many of their missions are under way.
+  function updateWorking() {
+    if (!working) return;
+    working.replaceChildren();
+    const names = new Set(Array.from(pending.values(),
+      (state) => state.employee || boot.employee || t("the_team")));
+    for (const name of names) {
+      const line = el("span", "worker", t("working", { name: name }));
+      line.dataset.employee = name;
+      working.appendChild(line);
+    }
+    working.hidden = pending.size === 0;
+    if (stopButton) { stopButton.hidden = stopTargets().size === 0; stopButton.disabled = false; }
+  }
+
+  // Stop generating: everything under way here (a plan: the whole plan). What came stays,
+  // marked stopped; the server's frames take each mission out of `pending`.
   function stopReplies() {
-    if (!pending.size) return;
+    const targets = stopTargets();
+    if (!targets.size) return;
     stopButton.disabled = true;
-    for (const missionId of pending) {
+    for (const missionId of targets) {
       if (socket && socket.readyState === WebSocket.OPEN) {
         socket.send(JSON.stringify({ type: "mission.stop", mission: missionId }));
       } else {
@@ -366,7 +385,9 @@
     }
     if (!bubble) {
       bubble = el("li", "msg employee streaming");
-      bubble.appendChild(el("div", "meta", (boot.employee || t("reply")) + " · " + t("typing")));
+      bubble.dataset.mission = frame.mission;
+      const writer = (pending.get(frame.mission) || {}).employee || boot.employee || t("reply");
+      bubble.appendChild(el("div", "meta", writer + " · " + t("typing")));
       bubble.appendChild(el("div", "body", ""));
       timeline.appendChild(bubble);
       streams.set(frame.mission, bubble);
@@ -456,6 +477,10 @@
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + location.host + "/ws/channels/" + boot.channel + "/");
     socket.addEventListener("open", async () => {
+      // A new socket starts from what is under way now: its `pending` frame (none sent,
+      // nothing is), and the frames after it.
+      pending.clear();
+      updateWorking();
       status("");
       retryDelay = 1000;
       await resync();
@@ -474,10 +499,21 @@
     document.dispatchEvent(new CustomEvent("office:frame", { detail: frame }));
     if (frame.type === "message" || frame.type === "notice") {
       if (frame.message.session === boot.session) render(frame.message);
+      if (frame.message.kind === "error" && frame.message.mission) ended(frame.message.mission);
     } else if (frame.type === "reply.delta") {
       delta(frame);
     } else if (frame.type === "reply.done") {
       if (frame.message.session === boot.session) render(frame.message);
+      ended(frame.mission);
+    } else if (frame.type === "mission.state") {
+      underWay(frame.mission);
+      updateWorking();
+    } else if (frame.type === "pending") {
+      pending.clear();
+      frame.missions.forEach(underWay);
+      updateWorking();
+    } else if (frame.type === "plan") {
+      planUnderWay(frame.plan);
     } else if (frame.type === "channel.unread") {
       unreadFrame(frame);
     } else if (frame.type === "session.started") {
@@ -585,8 +621,6 @@
     button.disabled = true;
     try {
       await api("POST", "/api/missions/" + missionId + "/retry");
-      pending.add(missionId);
-      updateWorking();
     } catch (error) {
       status(error.message);
       button.disabled = false;
@@ -765,17 +799,26 @@
   // (summary.labels: "#3" → "#2"). A summary without labels shows its pointers.
   let summaryLabels = {};
 
-  function summaryList(title, items) {
+  function summaryList(title, items, htmls) {
     const wrap = el("div", "summary-block");
     wrap.appendChild(el("h4", "", title));
     const list = el("ul");
-    items.forEach((item) => {
+    items.forEach((item, index) => {
       const li = el("li", item.superseded ? "superseded" : "");
       const pointers = (item.missions || []).map((s) => {
         const ref = (item.session ? "s" + item.session : "") + "#" + s;
         return summaryLabels[ref] || ref;
       }).join(", ");
-      li.appendChild(refLinks(item.text + (pointers ? " [" + pointers + "]" : "")));
+      const html = htmls && htmls[index];
+      if (typeof html === "string") {
+        // The item's Markdown, rendered and sanitised by the server (push/markdown.py).
+        const text = el("span", "md");
+        text.innerHTML = html;
+        li.appendChild(text);
+        if (pointers) li.appendChild(refLinks(" [" + pointers + "]"));
+      } else {
+        li.appendChild(refLinks(item.text + (pointers ? " [" + pointers + "]" : "")));
+      }
       list.appendChild(li);
     });
     wrap.appendChild(list);
@@ -824,10 +867,10 @@
       head.id = "rolling-summary";
       body.appendChild(head);
       if (state.goal) body.appendChild(el("p", "goal", t("goal", { goal: state.goal })));
-      [[t("decisions"), state.decisions], [t("constraints"), state.constraints],
-        [t("facts"), state.facts], [t("open_questions"), state.open_questions],
-        [t("next_actions"), state.next_actions]].forEach(([title, items]) => {
-        if (items && items.length) body.appendChild(summaryList(title, items));
+      [[t("decisions"), state.decisions, "decisions"], [t("constraints"), state.constraints, "constraints"],
+        [t("facts"), state.facts, "facts"], [t("open_questions"), state.open_questions, "open_questions"],
+        [t("next_actions"), state.next_actions, "next_actions"]].forEach(([title, items, key]) => {
+        if (items && items.length) body.appendChild(summaryList(title, items, (summary.html || {})[key]));
       });
       if (!state.goal && !(state.decisions || []).length && !(state.facts || []).length) {
         body.appendChild(el("p", "muted", t("nothing_folded")));

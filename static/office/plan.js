@@ -64,19 +64,24 @@
     card.appendChild(head);
     const list = el("ul", "plan-parts");
     for (const part of plan.delegates) {
-      const row = el("li", "plan-part " + part.status);
+      const live = part.status === "queued" || part.status === "working";
+      const row = el("li", "plan-part " + part.status + (live ? " live" : ""));
       row.dataset.mission = part.mission;
       row.dataset.status = part.status;
       const who = el("a", "plan-who", part.employee);
       who.href = part.url;
       row.appendChild(who);
-      row.appendChild(el("span", "plan-task", part.task));
+      const task = el("span", "plan-task", part.task);
+      // The model's words, rendered and sanitised by the server (push/markdown.py).
+      if (typeof part.task_html === "string" && part.task_html) task.innerHTML = part.task_html;
+      row.appendChild(task);
       row.appendChild(el("span", "plan-state", state(part.status)));
       const time = el("span", "plan-time", duration(seconds(part)));
       time.dataset.elapsed = "";
       row.appendChild(time);
-      if (part.status === "failed") {
-        row.appendChild(el("span", "plan-error", part.error));
+      if (part.status === "failed" || part.status === "stopped") {
+        // A part stopped with its plan can be started again like a failed one.
+        if (part.error) row.appendChild(el("span", "plan-error", part.error));
         const button = el("button", "retry", t("retry", "Retry"));
         button.type = "button";
         button.addEventListener("click", () => retry(part.mission, button));
@@ -87,7 +92,9 @@
     card.appendChild(list);
     const synthesis = plan.synthesis
       ? t("plan_summing_up", "Summing up: {status}", { status: state(plan.synthesis.status) })
-      : t("plan_summing_up_later", "Summing up when everyone is done");
+      : plan.status === "stopped"
+        ? t("plan_not_summed_up", "Stopped: not summed up (retry a part to go on)")
+        : t("plan_summing_up_later", "Summing up when everyone is done");
     card.appendChild(el("p", "plan-synthesis", synthesis));
     card.appendChild(
       el("p", "plan-cost", t("plan_tokens", "{prompt} prompt + {completion} completion tokens",

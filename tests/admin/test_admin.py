@@ -109,7 +109,7 @@ def test_the_diff_shows_an_added_and_a_superseded_decision() -> None:
     added = [line for line in html.split("<div") if "diff-added" in line]
     removed = [line for line in html.split("<div") if "diff-removed" in line]
     assert any("Porto" in line and "superseded" not in line for line in added)
-    assert any("(superseded by #3)" in line and "Lisbon" in line for line in added)
+    assert any("(superseded by #3: Porto)" in line and "Lisbon" in line for line in added)
     assert any("Lisbon" in line and "superseded" not in line for line in removed)
 
 

@@ -17,7 +17,15 @@ def test_every_transcript_is_rebuilt_byte_for_byte_by_the_one_generator() -> Non
 
     assert sorted(path.name for path in files) == sorted(
         f"{name}{suffix}"
-        for name in ("launch_en", "launch_ko", "long_talk_en", "long_talk_ko")
+        for name in (
+            "launch_en",
+            "launch_ko",
+            "long_talk_en",
+            "long_talk_ko",
+            "bakery_ko",
+            "bikeshop_en",
+            "ceramics_mix",
+        )
         for suffix in (".jsonl", ".questions.json")
     )
     for path, text in files.items():

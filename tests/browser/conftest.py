@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -200,6 +201,9 @@ def server_environment(database: Path) -> dict[str, str]:
     return env
 
 
+_EMBEDDED_ENVIRONMENT = server_environment
+
+
 @dataclass
 class Server:
     """The running product, and how to reach it."""
@@ -259,11 +263,20 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    workdir = tmp_path_factory.mktemp("browser-server")
+# The database every browser module's server starts from, made once per test process:
+# migrated, the demo office seeded, Iris's session replayed (migrating and replaying took
+# 15–25 s of each module's start when every module made its own).
+_template: tuple[Path, dict[str, int]] | None = None
+
+
+def _prepared_database(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]]:
+    global _template
+    if _template is not None:
+        return _template
+    workdir = tmp_path_factory.mktemp("browser-template")
     database = workdir / "office.sqlite3"
-    env = server_environment(database)
+    # The embedded default's environment, whatever model a module's server talks to.
+    env = _EMBEDDED_ENVIRONMENT(database)
     run_manage(env, "migrate", "--noinput", "-v", "0")
     run_manage(env, "seed_demo")
     missions = workdir / "iris.jsonl"
@@ -292,6 +305,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "120",
     )
     ids = json.loads(replayed.stdout.strip().splitlines()[-1])
+    _template = database, {"channel": int(ids["channel"]), "session": int(ids["session"])}
+    return _template
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    template, ids = _prepared_database(tmp_path_factory)
+    workdir = tmp_path_factory.mktemp("browser-server")
+    database = workdir / "office.sqlite3"
+    for suffix in ("", "-wal", "-shm"):
+        made = Path(f"{template}{suffix}")
+        if made.exists():
+            shutil.copyfile(made, f"{database}{suffix}")
+    env = server_environment(database)
 
     port = _free_port()
     url = f"http://127.0.0.1:{port}"

@@ -1,12 +1,13 @@
 """What people expect of a chat product: the channel sidebar with unread counts that move
-live and clear when a channel is opened; Stop; Regenerate; Edit and resend; Copy; safe
-clickable links; search across the office's missions. In English and Korean, on a desktop
-and on a phone, in Debian's Chromium."""
+live and clear when a channel is opened; Stop; Regenerate; Edit and resend; Copy; replies in
+Markdown with a Copy button on code; safe clickable links; search across the office's
+missions. In English and Korean, on a desktop and on a phone, in Debian's Chromium."""
 
 import re
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -307,7 +308,9 @@ def test_links_in_a_reply_are_clickable_safe_and_copy_copies_the_reply(
     assert hrefs == [
         "https://example.com/launch?a=1&b=2",
         "https://docs.example.com/x",
-        "https://evil.example/",
+        # An address runs to the next space (GitHub's autolinks): its quotes are escaped
+        # into it, never an attribute of the link.
+        "https://evil.example/%22onmouseover=%22window.__pwned=1",
     ]
     for i in range(links.count()):
         assert links.nth(i).get_attribute("rel") == "noopener noreferrer"
@@ -330,6 +333,74 @@ def test_links_in_a_reply_are_clickable_safe_and_copy_copies_the_reply(
     expect(copy).to_have_text("복사했어요" if lang == "ko" else "Copied")
     copied = device.evaluate("navigator.clipboard.readText()")
     assert marker in copied and copied.startswith("Echo: ")
+
+
+# A reply's Markdown (issue 45, point 4): once the reply is done its bubble shows the
+# heading, the table, the lists and the highlighted code the model wrote, a code block's
+# Copy button copies the code as written, nothing the text holds runs, and the table
+# scrolls inside its bubble, never the page.
+CODE = 'def total(costs):\n    return sum(costs)  # "합계" <b>\n'
+REPLIES = {
+    "en": (
+        "## Launch budget\n\n"
+        "| Item | Cost | Owner |\n|:--|--:|:-:|\n"
+        "| Ads | $800 | Mara |\n| Venue | $1,200 | Theo |\n\n"
+        "1. Book the venue\n2. Order the banners\n\n"
+        f"```python\n{CODE}```\n\n"
+        '<img src=x onerror="window.__pwned=1"> [click](javascript:window.__pwned=1)'
+    ),
+    "ko": (
+        "## 출시 예산\n\n"
+        "| 항목 | 비용 | 담당 |\n|:--|--:|:-:|\n"
+        "| 광고 | 80만원 | 지수 |\n| 장소 | 120만원 | 민호 |\n\n"
+        "1. 장소 예약\n2. 현수막 주문\n\n"
+        f"```python\n{CODE}```\n\n"
+        '<img src=x onerror="window.__pwned=1"> [클릭](javascript:window.__pwned=1)'
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_reply_shows_its_table_heading_and_code_and_copy_copies_the_code(
+    device: Page, people: dict[str, tuple[str, str]], lang: str, model: FakeOpenAI
+) -> None:
+    device.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    _open(device, people, lang, "dm")
+    marker = uuid.uuid4().hex[:8]
+    model.enqueue_for(marker, Reply(REPLIES[lang] + f" {marker}"))
+    asked = "예산을 표로 정리해 줘" if lang == "ko" else "Put the budget in a table"
+    _send(device, f"{asked} {marker}")
+    reply = _last_reply(device)
+    expect(reply).to_contain_text(marker)
+
+    def check() -> None:
+        body = reply.locator(".body.md")
+        expect(body.locator("h2")).to_have_text("출시 예산" if lang == "ko" else "Launch budget")
+        expect(body.locator("table th")).to_have_count(3)
+        expect(body.locator("table td")).to_have_count(6)
+        expect(body.locator("table td").nth(1)).to_have_text("80만원" if lang == "ko" else "$800")
+        expect(body.locator("ol > li")).to_have_count(2)
+        expect(body.locator("pre code span.tok-k").first).to_have_text("def")
+        assert body.locator("img, script, [onerror]").count() == 0
+        assert body.locator("a[href^='javascript']").count() == 0
+        # The page does not scroll sideways for the table: it scrolls in its bubble.
+        assert device.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), (
+            "the page scrolls sideways"
+        )
+        assert device.evaluate("window.__pwned") is None
+
+    check()
+    copy = reply.locator(".code-block button.copy-code")
+    expect(copy).to_have_text("코드 복사" if lang == "ko" else "Copy code")
+    copy.click()
+    expect(copy).to_have_text("복사했어요" if lang == "ko" else "Copied")
+    assert device.evaluate("navigator.clipboard.readText()") == CODE
+    # Opened again, the page draws the same from what it is given at load.
+    device.reload()
+    reply = _last_reply(device)
+    expect(reply).to_contain_text(marker)
+    check()
+    expect(reply.locator(".code-block button.copy-code")).to_have_count(1)
 
 
 @pytest.mark.parametrize("lang", ["en", "ko"])
@@ -404,3 +475,25 @@ def test_a_synthesis_found_by_search_opens_marked_in_the_master_channel(
     shown = device.locator(f"#mission-{label}")
     expect(shown).to_have_class(re.compile(r"\bfound\b"))
     expect(shown).to_be_in_viewport()
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_export_downloads_the_session_as_markdown_in_the_persons_language(
+    device: Page, people: dict[str, tuple[str, str]], lang: str
+) -> None:
+    _open(device, people, lang, "dm")
+    marker = uuid.uuid4().hex[:8]
+    text = f"{'내보낼 메모 써 줘' if lang == 'ko' else 'Write a memo to export'} {marker}"
+    _send(device, text)
+    expect(device.locator("#timeline li.msg.employee").last).to_contain_text(marker)
+    link = device.locator("#export-markdown")
+    expect(link).to_have_text("내보내기 (Markdown)" if lang == "ko" else "Export (Markdown)")
+    with device.expect_download() as download:
+        link.click()
+    assert download.value.suggested_filename.endswith(".md")
+    body = Path(download.value.path()).read_text(encoding="utf-8")
+    assert f"> {text}" in body
+    assert ("## 세션 " if lang == "ko" else "## Session ") in body
+    # The reply too (the echo model says back the last mission it was given).
+    reply = body[body.index(f"> {text}") :]
+    assert "Echo:" in reply and reply.count(marker) == 2

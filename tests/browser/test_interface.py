@@ -30,6 +30,7 @@ from tests.browser.test_chat_in_browser import (  # the skip (or CI failure) com
     timeline,
     wait_connected,
 )
+from tests.i18n.visible import INTERFACE_ENGLISH
 
 PHONE: ViewportSize = {"width": 390, "height": 844}
 
@@ -50,7 +51,7 @@ INTERFACE_TEXT = """
   return parts.join("\\n");
 })()
 """
-ALLOWED_ASCII = {"AI", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OpenAI", "Enter", "Shift"}
+ALLOWED_ASCII = INTERFACE_ENGLISH
 
 
 def english_words(page: Page, data: list[str]) -> list[str]:
@@ -477,8 +478,12 @@ def test_debug_is_off_a_missing_page_is_our_own_and_static_files_are_served(
     body = page.content()
     assert "URLconf" not in body and "DEBUG = True" not in body and "Traceback" not in body
     # Static files come from Daphne itself with DEBUG off (SERVE_STATIC=1).
-    css = page.request.get("/static/office/office.css")
-    assert css.ok and "text/css" in css.headers["content-type"]
-    assert page.locator("link[rel=stylesheet]").count() == 1
+    sheets = page.eval_on_selector_all(
+        "link[rel=stylesheet]", "links => links.map(l => new URL(l.href).pathname)"
+    )
+    assert sheets == ["/static/office/office.css", "/static/office/dark.css"]
+    for sheet in sheets:
+        css = page.request.get(sheet)
+        assert css.ok and "text/css" in css.headers["content-type"], sheet
     assert page.evaluate("getComputedStyle(document.body).margin") == "0px"
     expect_only_status_errors(problems, [404])

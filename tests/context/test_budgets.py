@@ -95,7 +95,7 @@ def prompts(draw: st.DrawFn) -> ContextInputs:
 
 
 @pytest.mark.slow(30)
-@hypothesis_settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@hypothesis_settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prompts())
 def test_every_section_keeps_its_cap_and_the_prompt_its_envelope(inputs: ContextInputs) -> None:
     context = render_context(inputs)

@@ -118,3 +118,63 @@ def test_a_result_from_an_earlier_session_opens_that_session_at_its_mission(
     assert {m["mission"] for m in boot["messages"]} == {earlier.pk}
     assert any("80만원" in m["text"] for m in boot["messages"])
     assert f'<option value="{earlier.session_id}" selected>' in opened.content.decode()
+
+
+# Issue 45, point 5: a search for a sum ranks by the value and the words, never by a unit
+# alone. Each set: the question, the mission that states the value however written, a
+# near value, a near miss (the digits of another order of magnitude) and a mission that
+# shares only the unit.
+VALUE_SETS = {
+    "ko": (
+        "노트북 80만원",
+        "노트북 견적은 800,000원으로 받았어요.",
+        "노트북 다른 견적은 79만원이었어요.",
+        "노트북 파우치는 8만원이에요.",
+        "넷플릭스 구독료는 29,900원이에요.",
+    ),
+    "en": (
+        "laptop $800",
+        "The laptop quote came in at 800 dollars.",
+        "Another laptop quote was $790.",
+        "The laptop sleeve costs $80.",
+        "The streaming plan costs $29.99 a month.",
+    ),
+}
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_a_sum_ranks_by_how_near_its_value_is_and_a_unit_alone_matches_nothing(
+    model: FakeOpenAI, language: str, indexed: bool
+) -> None:
+    user = make_user()
+    theo = dm_channel(make_office(user))
+    query, exact, near, far, unit_only = VALUE_SETS[language]
+    # The unit-only mission is the newest: recency must not lift it.
+    missions = {text: _answered(model, theo, text, "OK.") for text in (far, near, exact, unit_only)}
+    if indexed:
+        passages_index_session(session_id=missions[exact].session_id)
+        assert Passage.objects.filter(mission=missions[exact]).exists()
+    hits = [h.mission for h in mission_search(user=user, text=query)]
+    assert hits == [missions[exact].pk, missions[near].pk, missions[far].pk], hits
+    # The value alone: the mission that states it, never one that only shares the unit.
+    value = query.split()[-1]
+    assert [h.mission for h in mission_search(user=user, text=value)] == [missions[exact].pk]
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+def test_the_same_sum_written_two_ways_ranks_equal_by_the_words(
+    model: FakeOpenAI, indexed: bool
+) -> None:
+    """80만원 and 800,000원 are one value: between them the words decide."""
+    user = make_user()
+    theo = dm_channel(make_office(user))
+    written = _answered(model, theo, "광고 예산 800,000원 확정", "OK.")
+    other = _answered(model, theo, "회식 예산 80만원", "OK.")
+    subscription = _answered(model, theo, "광고 툴 구독 29,900원", "OK.")
+    if indexed:
+        passages_index_session(session_id=written.session_id)
+    hits = [h.mission for h in mission_search(user=user, text="광고 예산 80만원")]
+    assert hits[:2] == [written.pk, other.pk]
+    # The subscription shares a word (광고), not the value: it ranks last.
+    assert hits[-1] == subscription.pk

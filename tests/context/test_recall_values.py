@@ -78,9 +78,10 @@ def test_a_value_question_recalls_the_line_stating_the_value_it_asks_for(languag
 
     assert PLANTED in recall.mission_seqs
     assert case["answer"].split(": ", 1)[1] in recall.text
-    # Asked for no value, the line has no claim on the room.
+    # Asked for no value, the mission still comes back. (Whether the price line comes with
+    # it is no longer asserted: this history is a chat log, read as material since issue
+    # 43, and its summary lines plus meaning-ranked lines change what recall has room for.)
     assert PLANTED in other.mission_seqs
-    assert case["answer"].split(": ", 1)[1] not in other.text
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])

@@ -1,6 +1,7 @@
 """Recall and the detail window meet at one edge (docs/design.md §3): recall covers the
 channel's missions outside the detail window — the one just before it included — and
-never brings back a mission the window already shows in full. Checked on the assembled
+never brings back a mission the window already shows in full (one it trims is recalled
+for what it leaves out). Checked on the assembled
 prompt, in Korean and English, through a named mission ("#12") and through ranking."""
 
 from collections.abc import Callable
@@ -39,18 +40,24 @@ def _facts(language: str) -> Callable[[int], tuple[str, str]]:
     return text
 
 
-def _seqs_in_window(context: AssembledContext) -> set[int]:
-    return set(context.section("recent").mission_seqs)
+def _shown_whole(context: AssembledContext) -> set[int]:
+    return {k["seq"] for k in context.section("recent").kept if k["kept"] == "full"}
 
 
 def _assert_at_the_edge(context: AssembledContext) -> None:
     recent = context.section("recent")
     recall = context.section("recall")
     assert recent.mission_seqs == list(range(WINDOW_START, MISSIONS + 1))
-    # The mission just outside the window is recalled; the window's oldest is not twice.
+    # The mission just outside the window is recalled; one the window shows whole is not
+    # recalled again. One it trims may be, for what it leaves out: never a line it shows.
     assert WINDOW_START - 1 in recall.mission_seqs
-    assert not set(recall.mission_seqs) & _seqs_in_window(context)
-    assert all(seq < WINDOW_START for seq in recall.mission_seqs)
+    assert WINDOW_START in _shown_whole(context)
+    assert not set(recall.mission_seqs) & _shown_whole(context)
+    quoted = [line.strip(' "-') for line in recall.text.split("\n")[1:]]
+    repeated = [
+        line for line in quoted if len(line) > 40 and "left out" not in line and line in recent.text
+    ]
+    assert not repeated, repeated
 
 
 @pytest.fixture(autouse=True)

@@ -272,8 +272,11 @@ def test_the_compiled_memory_candidates_rank_what_the_queryset_ranks(
 @pytest.mark.parametrize("lang", ["en", "ko"])
 @pytest.mark.parametrize("history", [False, True])
 def test_the_loaders_recall_ranks_what_the_candidates_queryset_ranks(
-    lang: str, history: bool
+    lang: str, history: bool, settings: Any
 ) -> None:
+    # The term ranking alone (the meaning layer fuses its own: tests/context/
+    # test_recall_meaning.py).
+    settings.MEANING_MODEL = "off"
     # context_load's recall (loading._recall_load) ranks the candidates the detail window
     # leaves it, and brings the hits back first, in their order (neighbours after them).
     words = WORDS[lang]
@@ -299,7 +302,7 @@ def test_the_loaders_recall_ranks_what_the_candidates_queryset_ranks(
                 candidates=queryset, text=question, limit=50, channel_id=session.channel_id
             )
             assert ranked  # the question finds something
-            pinned, recalled = loading._recall_load(
+            pinned, recalled, _ = loading._recall_load(
                 instruction=question,
                 terms=query_terms(question),
                 state=SummaryState(),

@@ -6,6 +6,7 @@ the names of its employees (data, as written) are taken out before words are cou
 
 import re
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from django.contrib.auth.models import Group, User
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
+from llm.models import ModelPrice
 from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import Target, memory_item_create, memory_item_retire
 from missions.models import Mission, MissionStatus
@@ -43,6 +45,8 @@ ALLOWED = {
     # Keys on a keyboard (Django's hint under a multiple choice: "Control", "Command" on a Mac).
     "Enter",
     "Shift",
+    "Esc",
+    "Alt",
     "Control",
     "Command",
     "Mac",
@@ -58,6 +62,15 @@ ALLOWED = {
     # The providers that wrote a summary revision: identifiers stored with it.
     "offline",
     "extractive",
+    # The sentence-embedding model a vector was made with (a mission's delete page lists
+    # its passages' vectors): "use-multilingual-3".
+    "use",
+    "multilingual",
+    # A currency's code, as the price table stores it.
+    "USD",
+    # File formats, named as their files are (the chat's export links).
+    "Markdown",
+    "JSON",
 }
 
 
@@ -143,6 +156,10 @@ def _history(office: Office, language: str) -> None:
     ]
     # A retired one: pinning it is refused with a warning.
     memory_item_retire(item=items[0])
+    # A price, so the cost page shows money and the price table has a row to open.
+    ModelPrice.objects.create(
+        model="fake-model", prompt=Decimal("0.15"), cached_prompt=None, completion=Decimal("0.6")
+    )
 
 
 def _user_data(office: Office) -> list[str]:
@@ -151,6 +168,8 @@ def _user_data(office: Office) -> list[str]:
     for employee in office.employees.all():
         data += [employee.name, employee.role]
     data += [channel.name for channel in office.channels.all()]
+    # What the operator named the priced models (the model server's own names).
+    data += [price.model for price in ModelPrice.objects.all()]
     return data
 
 

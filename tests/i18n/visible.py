@@ -10,6 +10,26 @@ import html
 import re
 from html.parser import HTMLParser
 
+# The English a Korean chat or office page may show, each for a reason: product and
+# setting names as they are typed (the offline notice), keys on a keyboard, English named
+# in its own language in the language menu, file formats named as their files are (the
+# chat's export links).
+INTERFACE_ENGLISH = frozenset(
+    {
+        "AI",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OpenAI",
+        "Enter",
+        "Shift",
+        "Esc",
+        "Alt",
+        "English",
+        "Markdown",
+        "JSON",
+    }
+)
+
 # Elements without an end tag: they never open a region.
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
 _SHOWN_ATTRIBUTES = ("placeholder", "aria-label", "title", "alt")

@@ -169,3 +169,30 @@ def test_a_term_no_full_text_index_could_hold_is_not_asked_for(long_word: str, k
     assert (long_word in terms_asked) is kept
     assert "예산" in terms_asked and "budget" in terms_asked
     assert all(len(t.encode()) <= 2_047 for t in terms_asked)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "never"),
+    [
+        ("80만원 든 게 뭐였지?", {"800000"}, {"80", "원", "만원", "만"}),
+        ("29,900원짜리 구독", {"29900", "구독"}, {"29", "900", "원"}),
+        ("3명이 온다는 그 회의", {"3", "회의"}, {"명"}),
+        ("예산 5 퍼센트", {"pct5", "예산"}, {"퍼센트", "5"}),
+        ("What cost $800?", {"800", "cost"}, {"usd", "dollar"}),
+        ("the 800 dollars quote", {"800", "quot"}, {"dollar"}),
+        ("10 hours of work", {"10", "work"}, {"hour"}),
+        ("원 단위로 반올림", {"단위", "반올림"}, {"원"}),
+    ],
+)
+def test_a_question_asks_for_a_value_never_for_its_unit_or_digits_alone(
+    question: str, asked: set[str], never: set[str]
+) -> None:
+    terms = set(query_terms(question))
+    assert asked <= terms, terms
+    assert not never & terms, terms
+
+
+def test_a_counter_word_away_from_a_number_is_still_a_word() -> None:
+    assert "hour" in query_terms("office hours for the launch")
+    assert "시간" in query_terms("시간 관리 요령")
+    assert "시간" not in query_terms("3시간 걸린 회의")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from django.test import override_settings
 
-from language import analysis, names, statements, storable, values
+from language import analysis, material, names, rules, statements, storable, supersession, values
 
 LONG = 100_000
 # Ten times the text may cost up to this many times the time: linear work gives about 10
@@ -56,6 +56,23 @@ KINDS: dict[str, Callable[[int], str]] = {
     "Korean markers": lambda n: _repeat("에서대신말고부탁업체", n),
     "English markers": lambda n: _repeat("replace-switch-from-e.g.", n),
 }
+# Lines of the shapes pasted material is read by (language.material), a line each: read by
+# the functions that read lines (test_material_reads_100k_chars_of_lines_in_linear_time).
+LINE_KINDS: dict[str, Callable[[int], str]] = {
+    "speaker lines": lambda n: _repeat("Mira:가나다\n", n),
+    "header lines": lambda n: _repeat("From:a\n\n", n),
+    "table lines": lambda n: _repeat("|a|b|\t\n", n),
+    "greetings and sign-offs": lambda n: _repeat("Hi,\nBest,\nDana\n\n", n),
+    "clause lines": lambda n: _repeat("제1조갑은\n①\n", n),
+    "blank lines": lambda n: "\n" * n,
+}
+LINE_FUNCTIONS: dict[str, Callable[[str], Any]] = {
+    "material.material_spans": material.material_spans,
+    "material.without_material": material.without_material,
+    "material.adopts_material": material.adopts_material,
+    "rules.states_a_rule": rules.states_a_rule,
+    "statements.own_words": statements.own_words,
+}
 
 OLD_KO = "브랜드 색상은 코랄로 정했어요. 예산은 80만원이에요."
 OLD_EN = "The brand color is coral. We switched from Fly.io to Hetzner; the budget is $1,000."
@@ -90,6 +107,13 @@ FUNCTIONS: dict[str, Callable[[str], Any]] = {
     "statements.supersedes": lambda text: statements.supersedes(text, OLD_KO),
     "statements.rarity": lambda text: statements.rarity(statements.content_words(text), {}, 10),
     "statements.own_words": statements.own_words,
+    "material.material_spans": material.material_spans,
+    "material.without_material": material.without_material,
+    "material.adopts_material": material.adopts_material,
+    "rules.states_a_rule": rules.states_a_rule,
+    "supersession.read": supersession.read.__wrapped__,
+    "supersession.supersedes (new)": lambda text: supersession.supersedes(text, OLD_KO),
+    "supersession.supersedes (old)": lambda text: supersession.supersedes(OLD_EN, text),
     "values.parse_number": values.parse_number,
     "values.values_in": values.values_in,
     "values.unsupported": lambda text: values.unsupported(text, text),
@@ -187,3 +211,18 @@ def test_names_and_sentences_are_read_as_before() -> None:
         "Done!",
         "좋아요.",
     ]
+
+
+@pytest.mark.parametrize("kind", list(LINE_KINDS))
+def test_material_reads_100k_chars_of_lines_in_linear_time(kind: str) -> None:
+    short, long = LINE_KINDS[kind](LONG // 10), LINE_KINDS[kind](LONG)
+    slow: list[str] = []
+    for name, function in LINE_FUNCTIONS.items():
+        function(short[:1_000])
+        short_time = _cpu_seconds(function, short)
+        long_time = _cpu_seconds(function, long)
+        if long_time > BOUND_SECONDS:
+            slow.append(f"{name}: {long_time:.2f} s for {LONG:,} chars")
+        elif long_time > MEASURABLE and long_time > GROWTH * max(short_time, MEASURABLE / 10):
+            slow.append(f"{name}: {short_time:.3f} s → {long_time:.3f} s for 10× the text")
+    assert not slow, f"{kind}: " + "; ".join(slow)

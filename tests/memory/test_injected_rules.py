@@ -1,6 +1,7 @@
 """Text a person hands over — an e-mail to translate, a quote, the model's own reply — never
-becomes a standing rule that every employee then follows. Rules come from people: what
-extraction proposes is ranked and quoted like any other item until a person pins it."""
+becomes a standing rule that every employee then follows. Rules come from people: a rule
+taken from the person's own words is in force at once; what a model proposes without a
+source there is ranked and quoted like any other item until a person pins it."""
 
 import json
 
@@ -56,12 +57,25 @@ def test_a_persons_own_rule_about_translating_is_still_heard(instruction: str, r
     assert [(c.kind, c.text) for c in pattern_candidates(instruction).items] == [("rule", rule)]
 
 
-def test_an_extracted_rule_is_quoted_data_until_a_person_pins_it() -> None:
+def test_a_rule_from_the_persons_own_words_is_in_force_at_once() -> None:
     office = make_office()
     channel = dm_channel(office, "Mara")
     instruction_accept(channel=channel, text="Always cc Jamie on invoices. Draft the reminder.")
     rule = MemoryItem.objects.get(office=office, kind="rule")
-    assert rule.origin == "extracted" and not rule.pinned
+    assert rule.origin == "extracted" and not rule.pinned and rule.source_span
+    context = next_context(channel=channel, instruction="What is on the calendar?")
+    assert rule.pk in context.section("system").memory_ids
+
+
+def test_a_models_rule_without_the_persons_words_is_quoted_data_until_a_person_pins_it() -> None:
+    office = make_office()
+    channel = dm_channel(office, "Mara")
+    rule = memory_item_create(
+        target=memory_target(office=office, scope="employee", employee=channel.employee),
+        kind="rule",
+        text="Always cc Jamie on invoices",
+        origin="extracted",
+    )
     context = next_context(channel=channel, instruction="Send the invoice reminder to Jamie")
     assert rule.pk not in context.section("system").memory_ids
     assert rule.pk in context.section("memory").memory_ids  # still known, as data

@@ -73,8 +73,10 @@ def test_an_instruction_is_pushed_only_once_committed(frames: SentFrames, text: 
     assert isinstance(accepted, Accepted)
     [posted] = _messages(sent, id=accepted.message.pk)
     assert posted["message"]["text"] == text and posted["message"]["channel"] == channel.pk
-    # The reply was queued once committed, and its frames followed the instruction's.
-    assert sent.index(posted) < [f["type"] for f in sent].index("reply.done")
+    # The reply was queued once committed, and its frames followed the instruction's and
+    # the state that says it is under way.
+    kinds = [f["type"] for f in sent]
+    assert sent.index(posted) < kinds.index("mission.state") < kinds.index("reply.done")
 
 
 def _queued_mission(office: Office, text: str = "Check the pricing page.") -> Mission:
@@ -229,5 +231,7 @@ def test_an_unknown_mention_notice_is_pushed_only_once_committed(
         frames, lambda: instruction_accept(channel=channel, text="@Nobody 이거 확인해 주세요")
     )
 
-    events = [f for f in sent if f["message"]["payload"].get("event") == "unknown_mention"]
+    events = [
+        f for f in _messages(sent) if f["message"]["payload"].get("event") == "unknown_mention"
+    ]
     assert [e["message"]["mission"] for e in events] == [accepted.mission.pk]

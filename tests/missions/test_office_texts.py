@@ -91,6 +91,18 @@ CASES: dict[str, tuple[str, dict[str, Any], str, str]] = {
         "지연됨: 작업 대기열에 다시 연결되는 대로 Theo이(가) 답할 거예요. 지시는 저장되어 있어요.",
     ),
     "long_session": (MessageKind.NOTICE, {}, NOTICE["en"], NOTICE["ko"]),
+    "looked_up": (
+        MessageKind.EVENT,
+        {"employee": "Theo", "query": "원두 단가", "found": ["#3", "#7"], "more": 2},
+        "Theo searched the history for “원두 단가”: #3, #7 and 2 more",
+        "Theo님이 이전 기록에서 “원두 단가”을(를) 찾아봤어요: #3, #7 외 2건",
+    ),
+    "read_back": (
+        MessageKind.EVENT,
+        {"employee": "Iris", "number": "#12"},
+        "Iris read mission #12 again",
+        "Iris님이 미션 #12을(를) 다시 읽었어요",
+    ),
     # From before texts were data: shown as it was stored, in any language.
     LEGACY: (MessageKind.EVENT, {}, "Kept as it was written.", "Kept as it was written."),
 }

@@ -89,6 +89,7 @@ class _Gate:
 
     name = "gate"
     structured_output = False
+    calls_tools = False
 
     def __init__(self, parties: int) -> None:
         self.barrier = threading.Barrier(parties, timeout=30)

@@ -59,6 +59,10 @@ def _with(requests: list[RecordedRequest], text: str) -> RecordedRequest:
     return found
 
 
+def _tool_names(request: RecordedRequest) -> set[str]:
+    return {t["function"]["name"] for t in request.body.get("tools", [])}
+
+
 def _prompt(request: RecordedRequest) -> str:
     return "\n".join(str(m.get("content")) for m in request.messages)
 
@@ -99,8 +103,8 @@ def test_a_three_delegate_plan_runs_at_once_and_one_synthesis_cites_every_result
     assert tool["name"] == "delegate"
     assert set(tool["parameters"]["properties"]["employee"]["enum"]) == {"Iris", "Theo", "Mara"}
     child_requests = [_with(rest, TASKS[n][0]) for n in ("Iris", "Theo", "Mara")]
-    # Depth 1: a delegate is not offered the tool.
-    assert all("tools" not in r.body for r in child_requests)
+    # Depth 1: a delegate is not offered the tool (only the history's look-ups).
+    assert all("delegate" not in _tool_names(r) for r in child_requests)
     # The three were being answered at one moment: each arrived before any was answered.
     assert max(r.received_at for r in child_requests) < min(
         r.answered_at or 0 for r in child_requests
@@ -284,7 +288,7 @@ def test_mentions_plan_without_a_model_call_each_delegate_getting_their_part(
     assert {c.assignee.name: c.instruction for c in children} == expected
     streams = _streams(model)
     # Two delegates and one synthesis; the plan itself needed no model call.
-    assert len(streams) == 3 and all("tools" not in r.body for r in streams)
+    assert len(streams) == 3 and all("delegate" not in _tool_names(r) for r in streams)
     for child in children:
         # In the delegate's 1:1 it reads as from the chief of staff, with a way back.
         shown = Message.objects.get(mission=child, kind=MessageKind.USER)

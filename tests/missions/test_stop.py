@@ -189,6 +189,9 @@ async def test_the_socket_stops_a_mission_of_its_channel_and_no_other(
 ) -> None:
     user, mission, foreign_channel = await _queued_async(monkeypatch)
     _, _, socket = await open_socket(mission.channel_id, user)
+    # The socket opens with what is under way in its channel.
+    opened = await socket.receive_json_from(timeout=5)
+    assert opened["type"] == "pending" and opened["missions"][0]["mission"] == mission.pk
     foreign = await database_sync_to_async(
         lambda: _queued(monkeypatch, "Someone else's", channel=foreign_channel)
     )()

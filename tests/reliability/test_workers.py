@@ -263,8 +263,18 @@ def test_64_replies_wait_for_the_model_at_once_on_a_replies_worker_with_4_connec
     one moment, and the worker never has more than its 4 connections."""
     settings.INSTRUCTION_RATE_LIMIT = 0
     pool_max, streams = 4, 64
-    fake_openai.default_delay = 3.0
-    env = _env(fake_openai, settings.REDIS_URL, DATABASE_POOL_MAX=str(pool_max))
+    # Long enough that the last of the 64 prompts (each embeds its question for recall,
+    # threads sharing two cores) reaches the model before the first is answered, on a
+    # machine busy with the rest of the suite.
+    fake_openai.default_delay = 8.0
+    # The redelivery tests' 5 s visibility timeout would hand a task still waiting its
+    # turn on a loaded machine to a second thread: a duplicate, not what is measured here.
+    env = _env(
+        fake_openai,
+        settings.REDIS_URL,
+        DATABASE_POOL_MAX=str(pool_max),
+        CELERY_VISIBILITY_TIMEOUT="120",
+    )
     env["DATABASE_URL"] += "?application_name=replies-worker"
     workers = Workers(env, lanes=(REPLIES,))
     try:
@@ -342,7 +352,10 @@ def test_a_worker_killed_mid_fold_folds_each_mission_once_after_restart(
         workers.kill(BACKGROUND)
         assert RollingSummary.objects.get(session=session).folded_through_seq == 0
         workers.start(BACKGROUND)
-        assert summary_sweep_lagging() >= 1
+        # The unacknowledged fold comes back to the restarted worker after the visibility
+        # timeout, and the sweep queues one more while the fold is still due: either way
+        # (both, if the sweep runs first), each mission is folded once.
+        summary_sweep_lagging()
         _wait(
             lambda: RollingSummary.objects.get(session=session).folded_through_seq == 4,
             60,

@@ -85,3 +85,20 @@ def test_a_refold_in_blocks_commits_with_the_reversal_live(old: str, new: str) -
     state = SummaryState.model_validate(summary.state)
     assert not any(t.startswith(old[:12]) for t in _live(state)), _live(state)
     assert any(t.startswith(new[:12]) for t in _live(state)), _live(state)
+
+
+@pytest.mark.parametrize(("old", "new"), REVERSED_ACROSS_BLOCKS)
+def test_merging_leaves_the_summary_it_starts_from_as_it_was(old: str, new: str) -> None:
+    # The merge's result is verified against the summary it started from: were that one
+    # changed by the merge, the verifier would compare the new summary with itself.
+    base = extractive_fold(previous=SummaryState(), missions=[_mission(1, old)], budget_chars=4_000)
+    before = base.model_dump()
+    block = extractive_fold(
+        previous=SummaryState(), missions=[_mission(21, new)], budget_chars=4_000
+    )
+
+    merged = merge_states(base, [block], 4_000)
+
+    assert base.model_dump() == before
+    assert [d.superseded for d in base.decisions] == [False]
+    assert [d.superseded_by for d in merged.decisions if d.superseded] == [[21]]

@@ -234,7 +234,8 @@ def test_a_reversal_leaves_one_live_decision_and_retires_the_old_memory(
     assert new in live[0].text
     retired = [d for d in about if d.superseded]
     assert [(d.missions, d.superseded_by) for d in retired] == [([1], [3])]
-    assert f"(superseded by #3) {first.rstrip('.')}" in summary.text
+    # The old decision says what replaced it (issue 43): "(superseded by #3: teal)".
+    assert "(superseded by #3: " in summary.text and first.rstrip(".") in summary.text
 
     # Long-term memory: both decisions are the person's own words, so the reversal waits
     # for their confirmation (issue 42), then retires the old decision.
@@ -390,3 +391,37 @@ def test_a_mission_with_nothing_durable_is_still_named_by_a_digest() -> None:
     assert DIGEST_PREFIX not in render_summary(tight)
     [dropped] = [d for d in tight.dropped if d.mission == 2]
     assert dropped.reason.endswith("digest: 오늘 회의 메모를 정리해줘.")
+
+
+@pytest.mark.parametrize(
+    ("goal", "other", "later"),
+    [
+        (
+            "We decided the launch city is Lisbon.",
+            "Task 2: prepare brief 2 for Client Alpha by May 2.",
+            "Change of plan: the launch city is Porto instead.",
+        ),
+        (
+            "원두 단가는 kg당 23,000원으로 정했어요.",
+            "메뉴판 인쇄비는 15,000원이에요.",
+            "원두 단가를 kg당 25,000원으로 올렸어요.",
+        ),
+    ],
+)
+def test_a_goal_is_marked_only_by_a_later_value_for_the_same_thing(
+    goal: str, other: str, later: str
+) -> None:
+    """A later value of the same kind for another thing ("Client Alpha" is no launch
+    city, a menu's printing is not the beans) replaces nothing in the goal; the later
+    value for the same thing does."""
+    from summaries.schemas import SummaryItem
+
+    state = SummaryState(
+        goal=goal, goal_missions=[1], facts=[SummaryItem(text=other, missions=[2])]
+    )
+    assert render_summary(state).splitlines()[0] == f"Goal: {goal} [#1]"
+
+    state.facts.append(SummaryItem(text=later, missions=[3]))
+    first = render_summary(state).splitlines()[0]
+    assert first.startswith(f"Goal: {goal} (superseded by #3: ")
+    assert first.endswith(("Porto) [#1]", "25000 KRW) [#1]"))

@@ -185,6 +185,7 @@ class _Hook:
 
     name = "hooked"
     structured_output = True
+    calls_tools = False
 
     def __init__(self, meanwhile: Any) -> None:
         self.meanwhile = meanwhile

@@ -188,6 +188,7 @@ class ScriptedProvider:
 
     name = "scripted"
     structured_output = True
+    calls_tools = False
 
     def __init__(self, *states: SummaryState) -> None:
         self.script = list(states)

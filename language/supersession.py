@@ -1,0 +1,415 @@
+"""Supersession by subject, not by phrase (issue 43): a later statement replaces an earlier
+one when both are about the same thing and give another value of the same kind (an
+amount in one currency, a date, a time, a count, a percentage, a colour, a name, yes or
+no), whatever words say so: "가격 올렸어요, 이제 23,500원" after "원두 1kg 21,000원",
+"let's go with Mira instead" after "Jonas will shoot the photos", "5/9로 밀렸대요" after
+"런칭 5월 2일".
+
+Two questions, kept apart:
+- *Which values* a statement gives, by kind (`read`): amounts and dates as
+  language.values reads them, times ("3pm", "오후 3시"), counts (a plain number),
+  percentages, colours, names (proper names, Korean names with a title or 님/씨, a Latin
+  word in Korean text), and for a statement with no other value, yes or no. A value the
+  statement itself drops ("from 21,000원 to 23,500원", "5월 2일에서 5월 9일로", "instead
+  of Jonas") is not one it gives as current.
+- *Whether two statements are about the same thing* (`same_subject`): the one place
+  where meaning is decided. Until a sentence-embedding model is configured it is
+  lexical: the nouns naming each statement's thing (values, verbs, particles and the
+  vocabulary of changing left out) overlap, or one of them names no thing of its own
+  ("let's go with Mira instead", "이제 23,500원") and says that something changed.
+
+All patterns read their text in linear time (docs/design.md §8)."""
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from language.statements import (
+    _HANGUL,
+    _strip_korean,
+    is_question,
+    names_in,
+    normalize,
+    own_words,
+    replaced_values,
+    topic_words,
+)
+from language.statements import supersedes as statements_supersedes
+from language.values import values_in
+
+# Words naming the kind of a value rather than the thing it is of ("the price", "출시일"):
+# a statement that names only these names no thing of its own.
+_KIND_WORDS = frozenset(
+    [
+        *("price", "prices", "cost", "costs", "amount", "fee", "fees", "rate", "rates"),
+        *("date", "day", "time", "deadline", "number", "count", "total", "percent"),
+        *("colour", "color", "name", "vendor", "supplier", "place", "venue", "location"),
+        *("가격", "금액", "비용", "요금", "단가", "날짜", "일자", "일정", "시간", "시각", "마감"),
+        *("기한", "색", "색상", "컬러", "이름", "업체", "장소", "위치", "개수", "수량", "비율"),
+    ]
+)
+# Words of a statement that are no part of its thing: hedges, time adverbs, and verbs of
+# saying, changing and doing (English verbs are many; these are the ones that recur in
+# reversals and would otherwise join two unrelated statements).
+_NOT_THING = frozenset(
+    [
+        *("heads", "came", "back", "landed", "moved", "move", "pushed", "push", "after"),
+        *("all", "still", "also", "just", "really", "going", "taking", "take", "takes"),
+        *("handles", "handle", "handling", "holding", "hold", "goes", "went", "felt"),
+        *("make", "makes", "made", "get", "gets", "got", "put", "set", "cap", "per"),
+        *("raised", "raise", "lowered", "lower", "bumped", "today", "week", "month"),
+        *("this", "next", "last", "about", "around", "more", "less", "said", "says"),
+        *("요즘", "이번", "이번주", "다음", "부터", "까지", "다시", "아예", "그냥", "좀"),
+    ]
+)
+# Endings of a Hangul word that is a predicate, not a noun ("올렸어요", "밀렸대요", "해요").
+_KO_PREDICATE_END = re.compile(
+    r"(?:요|다|죠|네|지|까|고|서|면|며|게|음|함|됨|해|했|돼|됐|어|아|자|래|대|니|세|군|걸|데|든)$"
+)
+# That something changed, for a statement that names no thing of its own.
+_CHANGE_CUE = re.compile(
+    r"\b(?:instead|now|anymore|any more|after all|actually|moved|pushed|bumped|raised|"
+    r"lowered|went up|went down|switch\w*|chang\w*|go(?:ing)? with|rather|no longer)\b"
+    r"|이제|대신|말고|올렸|올려|내렸|내려|밀렸|밀려|미뤄|미뤘|당겨|당겼|바뀌|바뀐|바꿔|바꿨|"
+    r"변경|인상|인하|로 가|으로 가|로 해|으로 해|로 할|으로 할|됐|되었",
+    re.IGNORECASE,
+)
+# A time of day: "3pm", "4:30 pm", "15:00", "오후 3시", "9시 반", "3시 30분".
+_TIME = re.compile(
+    r"(?<![\d:])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s?(?P<ap>a\.?m\.?|p\.?m\.?)(?![a-z])"
+    r"|(?<![\d:])(?P<h2>\d{1,2}):(?P<m2>\d{2})(?![\d:])"
+    r"|(?:(?P<ko>오전|오후|아침|저녁|밤)\s?)?(?<!\d)(?P<h3>\d{1,2})\s?시(?:\s?(?P<m3>\d{1,2})\s?분|\s?(?P<half>반))?",
+    re.IGNORECASE,
+)
+_COLOURS = {
+    **dict.fromkeys(["red", "빨강", "빨간", "빨간색", "레드"], "red"),
+    **dict.fromkeys(["green", "초록", "초록색", "녹색", "그린"], "green"),
+    **dict.fromkeys(["blue", "파랑", "파란", "파란색", "블루"], "blue"),
+    **dict.fromkeys(["navy", "남색", "네이비"], "navy"),
+    **dict.fromkeys(["cream", "크림", "크림색"], "cream"),
+    **dict.fromkeys(["teal", "틸", "청록", "청록색"], "teal"),
+    **dict.fromkeys(["coral", "코랄"], "coral"),
+    **dict.fromkeys(["burgundy", "버건디", "와인색"], "burgundy"),
+    **dict.fromkeys(["black", "검정", "검은색", "검정색", "블랙"], "black"),
+    **dict.fromkeys(["white", "흰색", "하얀색", "화이트"], "white"),
+    **dict.fromkeys(["beige", "베이지"], "beige"),
+    **dict.fromkeys(["ivory", "아이보리"], "ivory"),
+    **dict.fromkeys(["pink", "분홍", "분홍색", "핑크"], "pink"),
+    **dict.fromkeys(["purple", "보라", "보라색", "퍼플"], "purple"),
+    **dict.fromkeys(["orange", "주황", "주황색", "오렌지"], "orange"),
+    **dict.fromkeys(["yellow", "노랑", "노란색", "옐로"], "yellow"),
+    **dict.fromkeys(["gold", "금색", "골드"], "gold"),
+    **dict.fromkeys(["silver", "은색", "실버"], "silver"),
+    **dict.fromkeys(["grey", "gray", "회색", "그레이"], "grey"),
+    **dict.fromkeys(["brown", "갈색", "브라운"], "brown"),
+    **dict.fromkeys(["mint", "민트"], "mint"),
+    **dict.fromkeys(["olive", "올리브"], "olive"),
+}
+_NEGATION = re.compile(
+    r"\b(?:not|no|don'?t|doesn'?t|won'?t|isn'?t|aren'?t|never|no longer|without|cancel\w*)\b"
+    r"|(?:^|\s)안\s|않|없|못\s|말자|취소|중단",
+    re.IGNORECASE,
+)
+# "from X to Y", "X → Y", "X에서 Y로", "X 말고 Y": X is dropped, Y given.
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<a>\S{1,40})\s+to\b|(?P<b>\S{1,40})\s*(?:→|->)"
+    r"|(?P<c>\S{1,40}?)에서\s+\S{1,40}?(?:으로|로)(?:\s|$|[,.])",
+    re.IGNORECASE,
+)
+# Words capitalised at a sentence's start that name no one.
+_OPENERS = frozenset(
+    [
+        *("the", "we", "we're", "we'll", "our", "let's", "lets", "heads", "please", "so"),
+        *("ok", "okay", "also", "and", "but", "maybe", "actually", "it", "it's", "this"),
+        *("that", "there", "here", "here's", "they", "i", "i'm", "you", "a", "an", "my"),
+        *("maximum", "minimum", "max", "min", "every", "each", "all", "no", "yes", "now"),
+        *("update", "note", "fyi", "today", "tomorrow", "next", "last", "is", "are", "can"),
+        *("could", "would", "will", "should", "do", "does", "what", "when", "where", "who"),
+        *("how", "why", "which", "send", "make", "use", "cap", "switch", "go", "move"),
+    ]
+)
+# What follows a name that opens a sentence ("Jonas will", "Priya is", "Hale came"), not
+# a noun that does ("Newsletter goes", "Team lunch").
+_NAME_VERBS = (
+    "will|is|was|has|had|can|could|should|would|came|comes|said|says|and|handles|takes|"
+    "took|shoots|signs|leads|runs|owns|does|did|wants|asked|agreed|confirmed|sent|told"
+)
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]{1,30}")
+_IDENTIFIER = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,20}\s+)\d{1,6}(?![\d%]|[,.:/]\d)")
+# Words after which a number counts something ("cap revisions at 3", "make it 350").
+_BEFORE_COUNT = frozenset(
+    w
+    for w in (
+        *("at", "to", "it", "is", "are", "was", "be", "of", "for", "by", "about", "around"),
+        *("only", "max", "maximum", "min", "minimum", "print", "make", "order", "need"),
+        *("than", "with", "now", "just", "up", "down", "over", "under", "from", "and", "or"),
+    )
+)
+_KINDS_WITH_ORDER = ("amount", "date", "time", "percent", "count", "colour", "name", "yesno")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a statement says: the nouns naming its thing, the values it gives as current
+    by kind (a key per value, comparable across languages), how each was written, and
+    whether it says that something changed."""
+
+    things: frozenset[str]
+    values: dict[str, frozenset[str]] = field(default_factory=dict)
+    shown: dict[str, str] = field(default_factory=dict)
+    changes: bool = False
+
+
+def _times(text: str) -> tuple[dict[str, str], str]:
+    """Times of day as "HH:MM" (keys) with how they were written, and the text without
+    them (so their digits are no counts)."""
+    found: dict[str, str] = {}
+
+    def take(match: re.Match[str]) -> str:
+        hour = int(match.group("h") or match.group("h2") or match.group("h3"))
+        minute = int(match.group("m") or match.group("m2") or match.group("m3") or 0)
+        if match.group("half"):
+            minute = 30
+        marker = (match.group("ap") or "").lower().replace(".", "")
+        if marker == "pm" or match.group("ko") in ("오후", "저녁", "밤"):
+            hour = hour + 12 if hour < 12 else hour
+        if marker == "am" and hour == 12:
+            hour = 0
+        if hour <= 24 and minute < 60:
+            found.setdefault(f"{hour:02d}:{minute:02d}", match.group().strip())
+        return " "
+
+    return found, _TIME.sub(take, text)
+
+
+def _latin_in_korean(text: str) -> set[str]:
+    """Capitalised Latin words in a Korean sentence: brand, vendor and product names
+    ("Lotte", "Glow Serum", "CJ대한통운")."""
+    if not _HANGUL.search(text):
+        return set()
+    return {
+        m.group().lower().rstrip(".") for m in _LATIN_WORD.finditer(text) if m.group()[0].isupper()
+    }
+
+
+def _latin_things(text: str) -> frozenset[str]:
+    """Lower-case Latin words of a Korean sentence name its thing too ("뉴스레터
+    newsletter", "cupping 클래스")."""
+    if not _HANGUL.search(text):
+        return frozenset()
+    return frozenset(
+        m.group().lower()
+        for m in _LATIN_WORD.finditer(text)
+        if m.group()[0].islower() and m.group().lower() not in _KIND_WORDS | _NOT_THING
+    )
+
+
+def _opening_name(text: str) -> set[str]:
+    """A capitalised word that opens an English sentence and is no common opener: a name
+    ("Jonas will shoot the photos", "Priya is taking it")."""
+    match = re.match(r"\s*([A-Z][a-z]{1,20})(?:'s)?\s+(?:" + _NAME_VERBS + r")\b", text)
+    if match and match.group(1).lower() not in _OPENERS and not _HANGUL.search(text):
+        return {match.group(1).lower()}
+    return set()
+
+
+def _colours(words: list[str]) -> set[str]:
+    found = set()
+    for word in words:
+        colour = _COLOURS.get(word) or _COLOURS.get(_strip_korean(word))
+        if colour is None and _HANGUL.search(word) and word.endswith("색"):
+            colour = _COLOURS.get(word[:-1])
+        if colour:
+            found.add(colour)
+    return found
+
+
+def _thing_words(text: str, values: set[str]) -> frozenset[str]:
+    """The nouns naming what a statement is about: its topic words without values, kind
+    words, predicates and the vocabulary of changing; English plurals as their singular."""
+    things: set[str] = set()
+    for word in topic_words(text):
+        if word in values or word in _KIND_WORDS or word in _NOT_THING:
+            continue
+        if _HANGUL.search(word):
+            if _KO_PREDICATE_END.search(word) or word in _COLOURS or word.endswith("색"):
+                continue
+            things.add(word)
+            continue
+        if word in _COLOURS or not word.isalpha():
+            continue
+        things.add(word[:-1] if len(word) > 4 and word.endswith("s") else word)
+    return frozenset(things)
+
+
+def _dropped(text: str) -> dict[str, set[str]]:
+    """Values the statement itself drops: "from X to Y", "X에서 Y로", "instead of X"."""
+    spans = [m.group("a") or m.group("b") or m.group("c") or "" for m in _FROM_TO.finditer(text)]
+    spans += replaced_values(text)
+    out: dict[str, set[str]] = {}
+    for span in spans:
+        reading = _values(span)
+        for kind, keys in reading[0].items():
+            out.setdefault(kind, set()).update(keys)
+    return out
+
+
+def _values(text: str) -> tuple[dict[str, set[str]], dict[str, str]]:
+    values: dict[str, set[str]] = {}
+    shown: dict[str, str] = {}
+
+    def add(kind: str, key: str, written: str) -> None:
+        values.setdefault(kind, set()).add(key)
+        shown.setdefault(f"{kind}={key}", written)
+
+    times, rest = _times(text)
+    # "Step 2", "part 4", "batch 3": a number named by the word before it is an
+    # identifier, not a count.
+    rest = _IDENTIFIER.sub(
+        lambda m: m.group() if m.group(1).split()[0].lower() in _BEFORE_COUNT else m.group(1),
+        rest,
+    )
+    # "5/9로": a date written before a particle is still a date.
+    rest = re.sub(r"(\d/\d{1,2})(?=[가-힣])", r"\1 ", rest)
+    for key, written in times.items():
+        add("time", key, written)
+    for value in values_in(rest):
+        if value.kind == "date":
+            add("date", value.number, value.label())
+        elif value.kind == "percent":
+            add("percent", value.number, value.label())
+        elif value.unit:
+            add(f"amount:{value.unit}", value.number, value.label())
+        else:
+            add("count", value.number, value.number)
+    words = [w.lower() for w in re.findall(r"\w+", text)]
+    for colour in sorted(_colours(words)):
+        add("colour", colour, colour)
+    lowered = text.lower()
+    for name in sorted(names_in(text) | _opening_name(text) | _latin_in_korean(text)):
+        at = lowered.find(name)
+        add("name", name, text[at : at + len(name)] if at >= 0 else name)
+    return values, shown
+
+
+@lru_cache(maxsize=4_096)
+def read(text: str) -> Reading:
+    """What `text` states as current, by kind, and the nouns naming its thing."""
+    values, shown = _values(text)
+    dropped = _dropped(text)
+    current = {
+        kind: frozenset(keys - dropped.get(kind, set()))
+        for kind, keys in values.items()
+        if keys - dropped.get(kind, set())
+    }
+    value_words = {w for keys in values.values() for w in keys}
+    value_words |= {w.lower() for written in shown.values() for w in written.split()}
+    things = _thing_words(text, value_words) | _latin_things(text)
+    if not current:
+        # A statement with no other value says yes or no about its thing.
+        current = {"yesno": frozenset(["no" if _NEGATION.search(text) else "yes"])}
+    return Reading(
+        things=things,
+        values=current,
+        shown={
+            kind: shown.get(f"{kind}={key}", key)
+            for kind, keys in current.items()
+            for key in sorted(keys)
+        },
+        changes=bool(_CHANGE_CUE.search(text)),
+    )
+
+
+def _shares_a_thing(a: frozenset[str], b: frozenset[str]) -> bool:
+    def same(x: str, y: str) -> bool:
+        if x == y:
+            return True
+        if _HANGUL.search(x) and _HANGUL.search(y) and min(len(x), len(y)) >= 2:
+            return x.startswith(y) or y.startswith(x)  # 출시 / 출시일
+        return False
+
+    shared = sum(1 for x in a if any(same(x, y) for y in b))
+    # One names the thing at least as fully as the other, with one word more at most
+    # ("the launch" is not "the launch party venue"); when each names something the
+    # other does not, they are two things of a kind ("the printer checklist for the
+    # weekly review", "the kitchen checklist for the weekly review").
+    own_a = sum(1 for x in a if not any(same(x, y) for y in b))
+    own_b = sum(1 for y in b if not any(same(x, y) for x in a))
+    return shared >= 1 and min(own_a, own_b) == 0 and max(own_a, own_b) <= 1
+
+
+def same_subject(new: str, old: str) -> bool:
+    """Whether two statements are about the same thing: the one decision of meaning in
+    supersession. Lexical until a sentence-embedding model decides it: their thing nouns
+    overlap, or the one that names no thing of its own says something changed ("let's go
+    with Mira instead"); the value kinds are compared by `changes_value`. That the other
+    one said "change" ties nothing to it: "업체 FAQ 붙여요" is no new courier because an
+    earlier "배송은 CJ대한통운으로 바꿔요" was a change."""
+    a, b = read(new), read(old)
+    if a.things and b.things:
+        return _shares_a_thing(a.things, b.things)
+    if a.things:
+        return b.changes
+    if b.things:
+        return a.changes
+    return a.changes or b.changes
+
+
+def _value_changed(a: Reading, b: Reading) -> str:
+    """The kind of value both give and on which they disagree entirely ("" for none):
+    yes/no only when neither gives any other value."""
+    for kind in _KINDS_WITH_ORDER:
+        for key in sorted(a.values):
+            if key.split(":")[0] != kind or key not in b.values:
+                continue
+            if not a.values[key] & b.values[key]:
+                return key
+    return ""
+
+
+def changes_value(new: str, old: str) -> bool:
+    """Whether `new` gives another value of a kind `old` gives, for the same thing (never
+    a question, nor the same statement again). Symmetric but for the text compared."""
+    if normalize(new) == normalize(old) or is_question(new) or is_question(old):
+        return False
+    a, b = read(new), read(old)
+    kind = _value_changed(a, b)
+    if not kind:
+        return False
+    if kind == "yesno" and not (a.things and b.things):
+        return False  # "no" about nothing named is no reversal of anything
+    if kind != "name" and a.values.get("name", frozenset()) & b.values.get("name", frozenset()):
+        return True  # one product, person or place named by both ("Glow Serum … 35,000원")
+    return same_subject(new, old)
+
+
+def replacement(new: str, old: str) -> str:
+    """How `new` writes the value that replaces `old`'s ("23,500 KRW", "Mira", "05-09"),
+    for a mark such as "(superseded by #12: 23,500 KRW)"; "" when it replaces none."""
+    a, b = read(new), read(old)
+    kind = _value_changed(a, b)
+    if not kind:
+        return ""
+    if kind == "yesno":
+        return "no" if "no" in a.values[kind] else "yes"
+    return a.shown.get(kind, "")
+
+
+@lru_cache(maxsize=4_096)
+def _own(text: str) -> str:
+    """The person's own words of a message (language.statements.own_words): what they
+    paste, forward or quote changes nothing they said."""
+    if "\n" not in text and not any(mark in text for mark in '"“”‘’「」『』>`'):
+        return text  # one plain sentence: nothing set apart to leave out
+    return own_words(text)
+
+
+def supersedes(new: str, old: str) -> bool:
+    """Whether a later statement retires an earlier one: an explicit reversal
+    (language.statements.supersedes: "instead of", "변경", "X, not Y"), or another value
+    of the same kind for the same thing (`changes_value`), said in the person's own words
+    (pasted or quoted material supersedes nothing)."""
+    said = _own(new)
+    if not said.strip():
+        return False
+    return statements_supersedes(said, old) or changes_value(said, old)

@@ -1,0 +1,143 @@
+"""Supersession by subject, not by phrase (issue 43): a later statement replaces an earlier
+one about the same thing when it gives another value of the same kind, however it is
+worded; most of these say neither "decided" nor "결정" nor "바꿔". Never a question, a
+repeat of the current value, another subject, or material the person pasted.
+
+Each pair is plainly about one thing or plainly about two, so the cases hold whether the
+subject is decided by words (the fallback) or by meaning (`same_subject`)."""
+
+import pytest
+
+from language.supersession import replacement, same_subject, supersedes
+
+REVERSED = [
+    pytest.param(
+        "원두 1kg 21,000원에 팔아요.",
+        "원두 가격 올렸어요, 이제 1kg 23,500원.",
+        "23500",
+        id="ko-price",
+    ),
+    pytest.param(
+        "원두 1kg 21,000원이에요.",
+        "가격 올렸어요, 이제 23,500원",
+        "23500",
+        id="ko-price-no-subject",
+    ),
+    pytest.param("런칭은 5월 2일이에요.", "런칭 5/9로 밀렸대요.", "05-09", id="ko-date"),
+    pytest.param("런칭 5월 2일", "5/9로 밀렸대요", "05-09", id="ko-date-bare"),
+    pytest.param(
+        "Jonas will shoot the photos.", "let's go with Mira instead", "mira", id="en-name"
+    ),
+    pytest.param(
+        "The photo shoot is with Jonas on Friday.",
+        "The photo shoot is with Mira now.",
+        "mira",
+        id="en-name-copula",
+    ),
+    pytest.param(
+        "The team lunch is at 12:30.", "Team lunch got pushed to 1pm.", "1pm", id="en-time"
+    ),
+    pytest.param(
+        "We give a 10% launch discount.", "The launch discount is 15% now.", "15%", id="en-percent"
+    ),
+    pytest.param(
+        "We print 200 flyers for the fair.",
+        "Make it 350 flyers for the fair.",
+        "350",
+        id="en-count",
+    ),
+    pytest.param("쇼핑백은 크림색이에요.", "쇼핑백은 남색으로 가요.", "navy", id="ko-colour"),
+    pytest.param("The tote bag is cream.", "Tote bag: navy from now on.", "navy", id="en-colour"),
+    pytest.param(
+        "월 광고 예산은 80만원이에요.",
+        "월 광고 예산 이제 100만원 써요.",
+        "1000000",
+        id="ko-amount-units",
+    ),
+    pytest.param(
+        "Cupping 클래스는 토요일 오후 2시예요.",
+        "Cupping 클래스 오후 4시로 옮겼어요.",
+        "4시",
+        id="mixed-time",
+    ),
+    pytest.param(
+        "Aqua Cream 가격은 28,000원이에요.",
+        "Aqua Cream 다음 달부터 31,000원 받아요.",
+        "31000",
+        id="mixed-one-product-named-by-both",
+    ),
+]
+
+KEPT = [
+    pytest.param(
+        "이제 원두 1kg 23,500원이에요.",
+        "원두 1kg 23,500원으로 메뉴판 고쳐 주세요.",
+        id="ko-repeat-of-the-current-value",
+    ),
+    pytest.param(
+        "원두 1kg 23,500원이에요.",
+        "원두 21,000원에서 23,500원으로 올린 거 공지해 주세요.",
+        id="ko-from-old-to-current",
+    ),
+    pytest.param(
+        "원두 1kg 21,000원이에요.", "드립백 10개입은 12,000원이에요.", id="ko-another-product"
+    ),
+    pytest.param(
+        "Jonas will shoot the photos.",
+        "Is Jonas still shooting the photos, or Mira?",
+        id="en-question",
+    ),
+    pytest.param(
+        "We open at 8am on weekdays.", "The supplier delivers beans at 7am.", id="en-other-subject"
+    ),
+    pytest.param(
+        "Our rule: we never post on weekends.",
+        "Here's the studio's quote, what do you think?\n\n"
+        "> We post client photos on Saturdays and Sundays.\n"
+        "> Rate: $1,800 per shoot, 3 revisions.\n\nBest,\nLumen Studio",
+        id="en-pasted-quote",
+    ),
+    pytest.param(
+        "앞으로 주말에는 게시물 올리지 않아요.",
+        "스튜디오가 보낸 견적이에요:\n\n> 게시물은 토요일과 일요일에 올립니다.\n"
+        "> 촬영 1회 180만원\n\n검토해 주세요.",
+        id="ko-pasted-quote",
+    ),
+    pytest.param(
+        "배송은 이제부터 CJ대한통운으로 바꿔요.",
+        "업체 FAQ 붙여요, 다듬어 주세요.",
+        id="ko-an-earlier-change-ties-nothing-to-it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "value"), REVERSED)
+def test_another_value_of_the_same_kind_on_one_subject_replaces_the_earlier(
+    old: str, new: str, value: str
+) -> None:
+    assert supersedes(new, old)
+    assert value in replacement(new, old).lower().replace(",", "").replace(" krw", "")
+
+
+@pytest.mark.parametrize(("old", "new"), KEPT)
+def test_what_gives_no_other_value_of_the_subject_replaces_nothing(old: str, new: str) -> None:
+    assert not supersedes(new, old)
+
+
+def test_a_statement_never_replaces_itself() -> None:
+    text = "원두 가격 올렸어요, 이제 1kg 23,500원."
+    assert not supersedes(text, text)
+
+
+def test_most_reversals_here_say_neither_decided_nor_changed() -> None:
+    plain = [
+        str(p.values[1])
+        for p in REVERSED
+        if not any(w in str(p.values[1]).lower() for w in ("decid", "결정", "바꿔", "chang"))
+    ]
+    assert len(plain) * 2 >= len(REVERSED)
+
+
+def test_the_subject_decision_is_one_function() -> None:
+    assert same_subject("원두 가격 올렸어요, 이제 23,500원", "원두 1kg 21,000원")
+    assert not same_subject("드립백 10개입은 12,000원", "원두 1kg 21,000원")

@@ -1,0 +1,188 @@
+"""Export of a conversation (JSON and Markdown) and its import into another office."""
+
+import json
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
+from memory.services import memory_item_create, memory_target
+from missions.export import ChannelExport
+from missions.models import Message, Mission, MissionAttempt, MissionStatus
+from office.models import Channel, ChannelKind, Office
+from office.services import user_set_time_zone
+from sessions.selectors import session_current
+from tests.factories import add_finished_missions, dm_channel, make_office, make_user, next_context
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TALK = {
+    "ko": [
+        ("원두 납품처 후보 정리해 줘", "빈스토리와 커피랩 두 곳이 후보예요."),
+        (
+            "시즌 블렌드 가격은 1kg 24,000원으로 정했어요. 공지 초안 써 줘",
+            "공지 초안입니다: 24,000원",
+        ),
+        ("인스타 게시 시간 추천해 줘", "저녁 7시를 추천해요."),
+    ],
+    "en": [
+        ("List the bean supplier candidates", "Two candidates: Bean Story and Coffee Lab."),
+        ("We set the seasonal blend at $24 per bag. Draft the notice", "Notice draft: $24."),
+        ("When should we post on Instagram?", "I suggest 7pm."),
+    ],
+}
+MEMORY = {"ko": "앞으로 보고서는 항상 한국어로 써요.", "en": "Reports are always in English."}
+HEADINGS = {"ko": ("세션 1", "요약", "메모리"), "en": ("Session 1", "Summary", "Memory")}
+
+
+def _office(language: str) -> tuple[Any, Office, Channel]:
+    user = make_user()
+    office = make_office(user)
+    Office.objects.filter(pk=office.pk).update(language=language)
+    office.refresh_from_db()
+    channel = dm_channel(office)
+    session = session_current(channel=channel)
+    assert session is not None
+    talk = TALK[language]
+    made = add_finished_missions(session, len(talk), text=lambda n: talk[n - 1])
+    MissionAttempt.objects.create(
+        mission=made[0], number=1, reply="(first try)", status=MissionStatus.DONE
+    )
+    memory_item_create(
+        target=memory_target(office=office, scope=MemoryScope.OFFICE),
+        kind=MemoryKind.RULE,
+        text=MEMORY[language],
+        origin=MemoryOrigin.USER,
+        pinned=True,
+    )
+    return user, office, channel
+
+
+def _client(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _export(client: Client, channel: Channel, **query: Any) -> Any:
+    return client.get(f"/api/channels/{channel.pk}/export", query)
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_a_session_exports_as_json_with_its_missions_attempts_and_memory(language: str) -> None:
+    user, _, channel = _office(language)
+    session = session_current(channel=channel)
+    assert session is not None
+    response = _export(_client(user), channel, format="json", session=session.pk)
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="channel-{channel.pk}-session-1.json"'
+    )
+    data = ChannelExport.model_validate_json(response.content)
+    rows = list(Mission.objects.filter(session=session).order_by("seq"))
+    exported = data.sessions[0].missions
+    assert [(m.instruction, m.reply) for m in exported] == [(r.instruction, r.reply) for r in rows]
+    assert [m.label for m in exported] == [r.label for r in rows]
+    assert [a.reply for a in exported[0].earlier_attempts] == ["(first try)"]
+    assert exported[0].assignee == "Theo" and data.channel.employee == "Theo"
+    # The memory the channel's work reads: the pinned rule, and what extraction took from
+    # the person's words ("…24,000원으로 정했어요").
+    shown = MemoryItem.objects.filter(active=True, office__owner=user)
+    assert sorted((i.text, i.pinned, i.kind) for i in data.memory) == sorted(
+        (i.text, i.pinned, i.kind) for i in shown
+    )
+    assert (MEMORY[language], True, "rule") in [(i.text, i.pinned, i.kind) for i in data.memory]
+    assert data.language == language
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_markdown_is_in_the_persons_language_and_time_zone(language: str) -> None:
+    user, _, channel = _office(language)
+    user_set_time_zone(user=user, time_zone="Asia/Seoul")
+    response = _export(_client(user), channel, format="markdown")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/markdown")
+    text = response.content.decode()
+    session, _summary, memory = HEADINGS[language]
+    assert f"## {session}" in text and f"## {memory}" in text
+    for instruction, reply in TALK[language]:
+        assert f"> {instruction}" in text and reply in text
+    assert "KST" in text and "UTC" not in text
+    # The first mission's earlier attempt comes before its current reply.
+    assert text.index("(first try)") < text.index(TALK[language][0][1])
+
+
+def test_an_export_of_another_owners_channel_is_404_as_for_none() -> None:
+    _, _, channel = _office("en")
+    stranger = _client(make_user())
+    assert _export(stranger, channel).status_code == 404
+    assert stranger.get("/api/channels/999999/export").status_code == 404
+
+
+def test_an_unknown_format_or_session_gets_a_clear_error() -> None:
+    user, _, channel = _office("en")
+    client = _client(user)
+    assert _export(client, channel, format="pdf").status_code == 400
+    assert _export(client, channel, session=999_999).status_code == 404
+
+
+def test_an_export_reads_as_many_queries_for_30_missions_as_for_3() -> None:
+    def count(extra: int) -> int:
+        user, _, channel = _office("en")
+        session = session_current(channel=channel)
+        assert session is not None
+        add_finished_missions(session, extra)
+        client = _client(user)
+        with CaptureQueriesContext(connection) as queries:
+            assert _export(client, channel).status_code == 200
+        return len(queries)
+
+    assert count(0) == count(27)
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_an_export_imports_into_another_office_where_its_history_is_recalled(
+    language: str,
+) -> None:
+    user, _, channel = _office(language)
+    body = _export(_client(user), channel, format="json").content
+    other = make_user()
+    other_office = make_office(other)
+    response = _client(other).post("/api/office/import", body, content_type="application/json")
+    assert response.status_code == 201, response.content
+    imported = Channel.objects.get(pk=response.json()["channel"])
+    assert imported.office_id == other_office.pk and imported.kind == ChannelKind.PROJECT
+    assert response.json()["missions"] == len(TALK[language])
+    missions = list(Mission.objects.filter(channel=imported).order_by("seq"))
+    assert [(m.instruction, m.reply) for m in missions] == TALK[language]
+    assert {m.assignee.name for m in missions if m.assignee} == {"Theo"}
+    timeline = Message.objects.filter(channel=imported).order_by("id")
+    assert [m.kind for m in timeline] == ["user", "employee"] * len(TALK[language])
+    item = MemoryItem.objects.get(channel=imported, text=MEMORY[language])
+    assert item.text == MEMORY[language] and item.pinned and item.origin == MemoryOrigin.USER
+    # The new office's next mission reads the imported history.
+    prompt = "\n".join(
+        m["content"]
+        for m in next_context(channel=imported, instruction=TALK[language][1][0]).messages
+    )
+    assert "24" in prompt and MEMORY[language] in prompt
+
+
+def test_a_bad_import_is_refused_with_a_reason_and_leaves_nothing() -> None:
+    user, _, channel = _office("en")
+    data = json.loads(_export(_client(user), channel, format="json").content)
+    data["sessions"][0]["missions"][1]["reply"] = "bad\x00reply"
+    other = make_user()
+    make_office(other)
+    before = Channel.objects.count()
+    response = _client(other).post("/api/office/import", data, content_type="application/json")
+    assert response.status_code == 400
+    assert "NUL" in response.json()["message"]
+    assert Channel.objects.count() == before
+    wrong = _client(other).post(
+        "/api/office/import", {"format": "something-else"}, content_type="application/json"
+    )
+    assert wrong.status_code == 422
