@@ -127,6 +127,8 @@ class RecordedRequest:
     # requests the server was serving at the same time.
     received_at: float = 0.0
     answered_at: float | None = None
+    # Events of its stream written so far (a test can wait for a reply to be under way).
+    events_sent: int = 0
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -215,6 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
     # client's delayed ACK would add ~40 ms to each.
     disable_nagle_algorithm = True
     server: _Server
+    _recorded: RecordedRequest
 
     def log_message(self, format: str, *args: Any) -> None:
         # Tests and benchmarks do not want a line per request on stderr.
@@ -255,6 +258,7 @@ class _Handler(BaseHTTPRequestHandler):
             kind = request_kind(body)
             state.by_kind[kind] = state.by_kind.get(kind, 0) + 1
             state.in_flight += 1
+        self._recorded = recorded
         try:
             self._answer(path, body, scripted, recorded)
         finally:
@@ -359,6 +363,7 @@ class _Handler(BaseHTTPRequestHandler):
                 if index > 1:
                     self._pause(reply.chunk_delay)
                 self._write_chunk(event)
+                self._recorded.events_sent += 1
             self._pause(reply.linger)
             self._write_chunk(b"")
         except (BrokenPipeError, ConnectionResetError):
@@ -597,6 +602,19 @@ class FakeOpenAI:
         before the ordered script), however concurrent requests interleave."""
         with self._state.lock:
             self._state.matching.append((match, step))
+
+    def wait_streamed(self, match: str, events: int, timeout: float = 30.0) -> None:
+        """Wait until the stream answering the request whose last user message contains
+        `match` has written `events` events (a reply under way, whatever the load)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(
+                match in last_user_text(r.messages) and r.events_sent >= events
+                for r in self.requests
+            ):
+                return
+            time.sleep(0.02)
+        raise TimeoutError(f"no stream for {match!r} wrote {events} events in {timeout} s")
 
     def reset(self) -> None:
         """Forget the script and the recorded requests."""
