@@ -11,6 +11,7 @@ once Twisted has read its whole body, and then queues all of it at once (a 1 GiB
 the process to 1.4 GiB). The office's server, `python -m config.serve`, refuses there, as
 the bytes arrive; this cap is what holds under any other ASGI server."""
 
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -23,6 +24,21 @@ App = Callable[..., Awaitable[None]]
 
 TOO_LARGE = b"Request body too large."
 
+# The one address whose bodies may be larger: a file upload (missions.api.upload).
+UPLOAD_PATH = re.compile(r"/api/channels/[0-9]+/attachments/?")
+# Room for the multipart form around the file.
+UPLOAD_OVERHEAD_BYTES = 64 * 1024
+
+
+def body_cap(path: str, *, default: int) -> int:
+    """The largest body a request to `path` may send: `default`, or for an upload the
+    largest file (ATTACHMENT_MAX_BYTES) and its form, whichever is larger."""
+    if UPLOAD_PATH.fullmatch(path):
+        from django.conf import settings
+
+        return max(default, int(settings.ATTACHMENT_MAX_BYTES) + UPLOAD_OVERHEAD_BYTES)
+    return default
+
 
 class BodyLimit:
     def __init__(self, app: App, *, max_bytes: int) -> None:
@@ -33,8 +49,9 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        cap = body_cap(scope.get("path", ""), default=self.max_bytes)
         declared = _content_length(scope)
-        if declared is not None and declared > self.max_bytes:
+        if declared is not None and declared > cap:
             await _refuse(send)
             return
         # Read the body here, counting, then replay it: nothing past the cap is kept.
@@ -46,7 +63,7 @@ class BodyLimit:
             if message["type"] != "http.request":
                 break  # the client went away: Django sees it too
             size += len(message.get("body", b""))
-            if size > self.max_bytes:
+            if size > cap:
                 await _refuse(send)
                 return
             if not message.get("more_body", False):

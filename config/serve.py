@@ -34,7 +34,7 @@ from twisted.internet import reactor
 from twisted.internet.base import DelayedCall
 
 from config import warmup
-from config.bodylimit import TOO_LARGE
+from config.bodylimit import TOO_LARGE, body_cap
 
 # Named, not __name__: run as `python -m config.serve` the module is "__main__".
 logger = logging.getLogger("config.serve")
@@ -68,6 +68,11 @@ class CappedRequest(WebRequest):
         self._linger: DelayedCall | None = None
 
     def gotLength(self, length: int | None) -> None:
+        # The request line is in (Twisted's channel keeps its path): an upload's cap.
+        path = getattr(self.channel, "_path", b"") or b""
+        self.max_body_bytes = body_cap(
+            path.split(b"?", 1)[0].decode("latin-1"), default=self.max_body_bytes
+        )
         if length is not None and length > self.max_body_bytes:
             # Twisted answers "Expect: 100-continue" right after this call; this request
             # has its answer already, and the client must not be told to send the body.

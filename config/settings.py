@@ -250,6 +250,7 @@ CELERY_TASK_ROUTES = {
     "memory.tasks.*": {"queue": "background"},
     "context.tasks.*": {"queue": "background"},
     "missions.tasks.mission_sweep_stuck": {"queue": "background"},
+    "missions.tasks.attachment_extract": {"queue": "background"},
 }
 # Threads of the embedded runner's lanes (the web process runs the tasks itself).
 REPLY_CONCURRENCY = env_int("REPLY_CONCURRENCY", 64, minimum=1)
@@ -366,6 +367,18 @@ MAX_INSTRUCTION_CHARS = env_int("MAX_INSTRUCTION_CHARS", 20_000, minimum=100)
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 1024 * 1024, minimum=64 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BODY_BYTES
+# Attachments (docs/design.md §4a): the largest file a person may give with an
+# instruction, how many one instruction takes, how much of a file's text is kept and
+# indexed for recall, and how much of it the instruction's own prompt quotes (the rest is
+# pruned to what the instruction asks). Uploads are the one request whose body may pass
+# MAX_REQUEST_BODY_BYTES: up to ATTACHMENT_MAX_BYTES and the form around it.
+ATTACHMENT_MAX_BYTES = env_int("ATTACHMENT_MAX_BYTES", 8 * 1024 * 1024, minimum=64 * 1024)
+ATTACHMENTS_PER_MISSION = env_int("ATTACHMENTS_PER_MISSION", 5, minimum=1)
+ATTACHMENT_TEXT_CHARS = env_int("ATTACHMENT_TEXT_CHARS", 200_000, minimum=1_000)
+ATTACHMENT_PROMPT_CHARS = env_int("ATTACHMENT_PROMPT_CHARS", 8_000, minimum=500)
+# The models that are given a mission's images (glob patterns of model names); any other
+# model is told an image was attached, by name.
+IMAGE_MODELS = env_list("IMAGE_MODELS", ["gpt-4o*", "gpt-4.1*", "gpt-5*", "o3*", "o4*"])
 # Largest WebSocket frame the consumer reads (Daphne itself accepts up to 1 MiB).
 MAX_FRAME_BYTES = env_int("MAX_FRAME_BYTES", 64 * 1024, minimum=1024)
 # How often an open socket checks that its login still holds, besides on every frame and

@@ -49,6 +49,9 @@ class PromptBudget:
     memory: int
     # Recall's floor: it keeps this much unless the instruction itself needs it.
     recall: int
+    # The current mission's files (their text, pruned to what it asks): at most this, and
+    # never at the cost of recall's floor.
+    attachments: int = 0
 
     def for_channel(self, detail_override: int | None) -> "PromptBudget":
         """This kind's budget for a channel that may set its own detail cap."""
@@ -104,6 +107,7 @@ def _kind_budgets() -> dict[str, PromptBudget]:
             pending=int(settings.PENDING_BUDGET_CHARS),
             memory=int(settings.MEMORY_BUDGET_CHARS),
             recall=int(settings.RECALL_BUDGET_CHARS),
+            attachments=int(settings.ATTACHMENT_PROMPT_CHARS),
         )
         for kind in CHANNEL_KINDS
     }

@@ -265,7 +265,8 @@ def select(
         (i for i in range(len(spans)) if primary[i] > 0),
         key=lambda i: (-(primary[i] + extra[i] / 10), -i),
     )
-    order += [i for i in relevant if i not in order]
+    required_set = set(order)
+    order += [i for i in relevant if i not in required_set]
     must = len(order)
     taken = set(order)
     order += sorted((i for i in range(len(spans)) if i not in taken), key=lambda i: (-extra[i], -i))

@@ -15,6 +15,7 @@ from context import dense
 from context.budget import HISTORY_MIN_CHARS, PromptBudget, channel_budget
 from context.detail import window_shares
 from context.models import Passage
+from context.passages import ATTACHMENT_LABEL
 from context.search import Candidates, candidate_fragments, rank_memory_items, rank_passages
 from context.superseded import Superseded, recorded, recorded_refs
 from context.window import window_missions
@@ -123,6 +124,19 @@ class Brief:
     results: list[DelegateResult] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class AttachedFile:
+    """A file given with the current mission (missions.attachments): its extracted text,
+    or why it has none; an image says whether the model is shown it."""
+
+    name: str
+    kind: str
+    size: int
+    text: str = ""
+    error: str = ""
+    image_shown: bool = False
+
+
 @dataclass
 class ContextInputs:
     office: Office
@@ -163,6 +177,8 @@ class ContextInputs:
     # Passages that ranked first by meaning (language.meaning), and how close each is to
     # the instruction: their lines are shown even without a word of it.
     meaning: dict[int, float] = field(default_factory=dict)
+    # The current mission's files (docs/design.md §4a).
+    attachments: list[AttachedFile] = field(default_factory=list)
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
@@ -211,12 +227,17 @@ _ACTIVE_EMPLOYEES = prepared(
 )
 
 
+# A passage of a file given with a mission: neither the detail window nor the history
+# shows files (they show the instruction and the reply), so recall may always bring it.
+_FILE_PASSAGE = Q(text__startswith=ATTACHMENT_LABEL)
+
+
 def recall_candidates(*, channel_id: int, session_id: int, window_start: int) -> QuerySet[Passage]:
     """The passages recall may bring back: every finished mission of the channel that is
     not in the detail window (missions of this session from `window_start` on) — folded,
-    pending, and earlier sessions alike."""
+    pending, and earlier sessions alike — and the files of every mission."""
     return Passage.objects.filter(channel_id=channel_id).exclude(
-        session_id=session_id, seq__gte=window_start
+        Q(session_id=session_id, seq__gte=window_start) & ~_FILE_PASSAGE
     )
 
 
@@ -224,11 +245,11 @@ def _recall_passages(
     history: bool, *, channel_id: int, session_id: int, window_start: int
 ) -> QuerySet[Passage]:
     """The recall candidates of a mission; with `history`, this session's earlier missions
-    are in the prompt in full, so only earlier sessions are recalled."""
+    are in the prompt in full, so only earlier sessions (and files) are recalled."""
     passages = recall_candidates(
         channel_id=channel_id, session_id=session_id, window_start=window_start
     )
-    return passages.exclude(session_id=session_id) if history else passages
+    return passages.exclude(Q(session_id=session_id) & ~_FILE_PASSAGE) if history else passages
 
 
 # Every mission ranks its channel's passages and its memory items: with
@@ -500,14 +521,15 @@ def _recall_load(
     channel: Channel,
     history: bool,
     recall_start: int,
+    files: bool = False,
 ) -> tuple[list[RecalledPassage], list[RecalledPassage], dict[int, float]]:
     """The passages recall may show, as (pinned, ranked, the best by meaning): first those
     of missions the instruction names (#2) and those the summary items matching it cite,
     then the best-ranked ones (by terms and, with the meaning layer, by meaning: the two
     rankings fused), each with its neighbours (one query for all)."""
     # In a channel's first session nothing at all is outside a window that starts at the
-    # session's start: nothing to recall.
-    if recall_start <= 1 and session.number <= 1:
+    # session's start: nothing to recall, unless a mission in view was given `files`.
+    if recall_start <= 1 and session.number <= 1 and not files:
         return [], [], {}
 
     def candidates() -> QuerySet[Passage]:
@@ -664,6 +686,7 @@ def context_load(
         channel=channel,
         history=bool(older.history),
         recall_start=recall_start,
+        files=any(m.attachment_count for m in [*recent, *older.history]),
     )
     pinned, ranked = _memory_load(
         office=office, employee=employee, channel=channel, instruction=instruction, terms=terms

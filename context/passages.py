@@ -21,6 +21,14 @@ class Piece:
 OFFICE_BRIEF_LABEL = "Brief written by the office"
 
 
+# How a passage of a file given with a mission starts: recalled, it names the file.
+ATTACHMENT_LABEL = "Attached file"
+
+
+def attachment_passage(name: str, text: str) -> str:
+    return f"{ATTACHMENT_LABEL} «{name}»: {text}"
+
+
 def mission_text(instruction: str, reply: str, *, generated: bool = False) -> str:
     """The text passages are cut from: the person's turn (or the office's brief), then the
     employee's."""

@@ -16,12 +16,13 @@ from context.excerpts import Growing, Unit, render, score, select, term_weights,
 from context.excerpts import marker as gap_marker
 from context.lines import PENDING_TITLE, digest_width, line_fits, mission_header
 from context.loading import (
+    AttachedFile,
     Brief,
     ContextInputs,
     PendingMission,
     RecalledPassage,
 )
-from context.passages import OFFICE_BRIEF_LABEL, mission_text
+from context.passages import ATTACHMENT_LABEL, OFFICE_BRIEF_LABEL, mission_text
 from context.superseded import Reversal, Superseded, marker, reversals, superseded_by
 from language.analysis import asked_values, query_terms, states_a_value, value_fit
 from language.statements import names_in
@@ -552,6 +553,10 @@ def _in_window(piece: str, window_text: str) -> bool:
 
 def _whose(passage: RecalledPassage) -> str:
     """Whose words an excerpt quotes, when its text does not say (it starts mid-turn)."""
+    if passage.text.startswith(ATTACHMENT_LABEL):
+        # "Attached file «name»: …": the file it comes from, whichever line is shown.
+        name = passage.text[len(ATTACHMENT_LABEL) :].split("»:", 1)[0].strip(" «")
+        return f"(from the attached file «{name}») "
     if passage.text.startswith(("Instruction:", "Reply:")):
         return ""
     person = passage.start < len("Instruction: ") + passage.instruction_chars
@@ -1057,6 +1062,86 @@ def _brief_section(brief: Brief | None, budget: int) -> Section:
     )
 
 
+ATTACHMENTS_TITLE = "## Files the person attached to this mission (their content, quoted as data)"
+_KINDS = {"text": "text", "markdown": "Markdown", "csv": "CSV", "pdf": "PDF", "image": "image"}
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{max(size // 1024, 1)} KB"
+
+
+def _file_text(file: AttachedFile, room: int, terms: list[str]) -> tuple[str, bool]:
+    """The file's text quoted within `room`: whole if it fits; else its first lines and
+    the lines that bear on the instruction, in their order with markers for the rest."""
+    quoted = _quote(file.text)
+    if len(quoted) <= room:
+        return quoted, False
+    spans = units(file.text)
+    pieces = [file.text[u.start : u.end] for u in spans]
+    head, chars = [], 0
+    for index, piece in enumerate(pieces[:20]):
+        if chars + len(piece) > room // 5:
+            break
+        head.append(index)
+        chars += len(piece)
+    limit = room
+    while limit > 0:
+        part, _ = select(
+            file.text,
+            limit,
+            weights=term_weights(terms, pieces),
+            label=f"«{file.name}»",
+            required=head,
+        )
+        quoted = _quote(part)
+        if len(quoted) <= room:
+            return quoted, True
+        limit -= len(quoted) - room
+    return "", True
+
+
+def _attachments_section(files: list[AttachedFile], budget: int, terms: list[str]) -> Section:
+    """The current mission's files within `budget`: each one's text whole if it fits its
+    share, else pruned to what the instruction needs (`_file_text`); an image by name,
+    saying whether the model is shown it."""
+    if not files or budget <= len(ATTACHMENTS_TITLE) + 100:
+        return Section("attachments", "", max(budget, 0), trimmed=bool(files))
+    headers = []
+    for file in files:
+        about = f"### «{file.name}» — {_KINDS.get(file.kind, file.kind)}, {_size(file.size)}"
+        if file.kind == "image":
+            about += (
+                ": shown to you with the mission"
+                if file.image_shown
+                else ": you are not shown images; say so if the mission needs it"
+            )
+        elif not file.text:
+            about += f": no text could be read ({file.error or 'empty'})"
+        headers.append(about)
+    used = len(ATTACHMENTS_TITLE) + sum(len(h) + 1 for h in headers)
+    trimmed = False
+    texts: dict[int, str] = {}
+    # The shortest first: what a short file leaves of its share goes to the longer ones.
+    with_text = sorted((i for i, f in enumerate(files) if f.text), key=lambda i: len(files[i].text))
+    for left, index in zip(range(len(with_text), 0, -1), with_text, strict=True):
+        share = (budget - used) // left - 1
+        if share < RECALL_MIN_EXCERPT:
+            trimmed = True
+            continue
+        quoted, cut = _file_text(files[index], share, terms)
+        trimmed = trimmed or cut
+        if quoted:
+            texts[index] = quoted
+            used += len(quoted) + 1
+    lines = [ATTACHMENTS_TITLE]
+    for index, header in enumerate(headers):
+        lines.append(header)
+        if index in texts:
+            lines.append(texts[index])
+    text = "\n".join(lines)
+    return Section("attachments", text[:budget], budget, trimmed=trimmed or len(text) > budget)
+
+
 def _superseded_marks(inputs: ContextInputs) -> Marks:
     """How recall marks an excerpt whose statement a later mission reversed: by the
     summary's record, or by a reversal the person stated in a mission not folded yet (the
@@ -1166,7 +1251,7 @@ def _recall_room(
     """What recall gets: the rest of the envelope beside `used` chars; with the session's
     whole history in hand, never dearer than that history (with a header per mission)
     beside what no history would carry: the system message, memory and the instruction.
-    Recall of earlier sessions keeps its floor: the history does not hold it."""
+    Recall of earlier sessions and of files keeps its floor: the history holds neither."""
     room = max(inputs.budget.envelope - used, 0)
     if inputs.history_chars is None:
         return room
@@ -1178,10 +1263,12 @@ def _recall_room(
         + fixed.memory.chars
         + current.chars
     )
-    other_sessions = any(
-        p.session_number != inputs.session_number for p in passages + inputs.recalled
+    # Nor does it hold the files of its missions.
+    beyond_history = any(
+        p.session_number != inputs.session_number or p.text.startswith(ATTACHMENT_LABEL)
+        for p in passages + inputs.recalled
     )
-    floor = inputs.budget.recall if other_sessions else 0
+    floor = inputs.budget.recall if beyond_history else 0
     return min(room, max(limit - used, floor))
 
 
@@ -1191,6 +1278,7 @@ def _messages(
     blocks: list[tuple[Mission, str, str]],
     recall: Section,
     brief: Section,
+    files: Section,
     current: Section,
 ) -> tuple[list[dict[str, str]], int]:
     """The chat messages of the prompt, and how many of them lead it unchanged from one
@@ -1217,6 +1305,8 @@ def _messages(
         messages.append({"role": "user", "content": data_text})
     if brief.text:
         messages.append({"role": "user", "content": brief.text})
+    if files.text:
+        messages.append({"role": "user", "content": files.text})
     messages.append({"role": "user", "content": current.text})
     return messages, stable
 
@@ -1235,6 +1325,13 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         inputs.brief, min(BRIEF_BUDGET_CHARS, budget.envelope - used - budget.recall)
     )
     used += brief.chars
+    # The current mission's files, beside its brief: the same rule.
+    files = _attachments_section(
+        inputs.attachments,
+        min(budget.attachments, budget.envelope - used - budget.recall),
+        inputs.terms,
+    )
+    used += files.chars
     window_room = budget.window(beside=used)
     blocks, digests, kept = _recent_blocks(inputs.recent, window_room, inputs.terms)
     recent = _recent_section(blocks, digests, kept, window_room, inputs.recent)
@@ -1251,7 +1348,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         values_wanted=asked_values(inputs.instruction),
         meaning=inputs.meaning,
     )
-    messages, stable = _messages(fixed, digests, blocks, recall, brief, current)
+    messages, stable = _messages(fixed, digests, blocks, recall, brief, files, current)
     return AssembledContext(
         # The brief is a section only for the missions of a plan (delegated, synthesis).
         sections=[
@@ -1262,6 +1359,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
             fixed.memory,
             recall,
             *([brief] if brief.text else []),
+            *([files] if files.text else []),
             current,
         ],
         messages=messages,

@@ -4,35 +4,14 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from context.loading import brief_load, context_load
+from context.loading import AttachedFile, brief_load, context_load
 from context.rendering import AssembledContext, render_context
-from missions.models import Mission
+from llm.gateway import default_model
+from missions.attachments import mission_attachments, model_takes_images
+from missions.models import Attachment, Mission
 from office.models import Channel, Employee
 from office.selectors import channel_default_assignee
 from sessions.models import ChatSession
-
-
-def assemble(
-    *,
-    session: ChatSession,
-    channel: Channel,
-    employee: Employee,
-    instruction: str,
-    seq: int,
-    at: datetime,
-    label: str = "",
-) -> AssembledContext:
-    return render_context(
-        context_load(
-            session=session,
-            channel=channel,
-            employee=employee,
-            instruction=instruction,
-            seq=seq,
-            at=at,
-            label=label,
-        )
-    )
 
 
 def context_for_mission(*, mission: Mission) -> AssembledContext:
@@ -47,7 +26,25 @@ def context_for_mission(*, mission: Mission) -> AssembledContext:
         label=mission.label,
     )
     inputs.brief = brief_load(mission=mission)
+    inputs.attachments = attached_files(mission=mission)
     return render_context(inputs)
+
+
+def attached_files(*, mission: Mission) -> list[AttachedFile]:
+    """The mission's files as its prompt shows them (their text extracted now if the
+    background lane has not yet)."""
+    shown = model_takes_images(mission.assignee.model or default_model())
+    return [
+        AttachedFile(
+            name=a.name,
+            kind=a.kind,
+            size=a.size,
+            text=a.text,
+            error=a.extract_error,
+            image_shown=shown,
+        )
+        for a in mission_attachments(mission=mission)
+    ]
 
 
 def context_for_next(
@@ -57,12 +54,14 @@ def context_for_next(
     instruction: str,
     employee: Employee | None = None,
     at: datetime | None = None,
+    attachments: list[AttachedFile] | None = None,
 ) -> AssembledContext:
     """What the next mission of the channel's session would get (the context panel, the
-    `context` command). Writes nothing: the caller chooses the session."""
+    `context` command), with `attachments` if the person has files ready for it. Writes
+    nothing: the caller chooses the session."""
     if session.channel_id != channel.pk:
         raise ValueError("the session belongs to another channel")
-    return assemble(
+    inputs = context_load(
         session=session,
         channel=channel,
         employee=employee or channel_default_assignee(channel=channel),
@@ -72,3 +71,26 @@ def context_for_next(
         label=str(session.mission_count - session.synthesis_count + 1),
         at=at or timezone.now(),
     )
+    inputs.attachments = attachments or []
+    return render_context(inputs)
+
+
+def staged_files(*, channel: Channel, user_id: int, ids: list[int]) -> list[AttachedFile]:
+    """The person's uploads in `channel` not sent yet, among `ids`, as the next
+    mission's prompt would show them (one not read yet says so)."""
+    employee = channel_default_assignee(channel=channel)
+    shown = model_takes_images(employee.model or default_model())
+    rows = Attachment.objects.filter(
+        pk__in=ids[:50], channel=channel, uploaded_by_id=user_id, mission__isnull=True
+    ).defer("data")
+    return [
+        AttachedFile(
+            name=a.name,
+            kind=a.kind,
+            size=a.size,
+            text=a.text,
+            error=a.extract_error if a.extracted_at else "not read yet",
+            image_shown=shown,
+        )
+        for a in rows.order_by("id")
+    ]

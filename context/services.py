@@ -5,19 +5,43 @@ from django.db import transaction
 from config.celery import queue_task_on_commit
 from config.prepared import prepared
 from context.models import Passage
-from context.passages import mission_text, split_passages
+from context.passages import Piece, attachment_passage, mission_text, split_passages
 from context.search import channel_stats_grew
 from language import meaning
 from language.analysis import normalised
-from missions.models import ANSWERED, Mission
+from missions.models import ANSWERED, Attachment, Mission
 
 SWEEP_LIMIT = 500
 
 
-def _passages(mission: Mission) -> list[Passage]:
+def _files(mission_ids: list[int]) -> dict[int, list[tuple[str, str]]]:
+    """The extracted text of the missions' attachments, by mission: (name, text)."""
+    files: dict[int, list[tuple[str, str]]] = {}
+    rows = (
+        Attachment.objects.filter(mission_id__in=mission_ids)
+        .exclude(text="")
+        .order_by("id")
+        .values_list("mission_id", "name", "text")
+    )
+    for mission_id, name, text in rows:
+        files.setdefault(mission_id, []).append((name, text))
+    return files
+
+
+def _passages(mission: Mission, files: list[tuple[str, str]]) -> list[Passage]:
     text = mission_text(
         mission.instruction, mission.reply, generated=mission.instruction_is_generated
     )
+    pieces = split_passages(text)
+    # A file's passages come after the mission's own, each naming the file; they start
+    # past the mission's text (they are not the person's typed words, nor the reply's).
+    offset = len(text) + 1
+    for name, content in files:
+        pieces += [
+            Piece(offset + p.start, attachment_passage(name, p.text))
+            for p in split_passages(content)
+        ]
+        offset += len(content) + 1
     return [
         Passage(
             mission=mission,
@@ -29,7 +53,7 @@ def _passages(mission: Mission) -> list[Passage]:
             text=piece.text,
             terms=normalised(piece.text),
         )
-        for position, piece in enumerate(split_passages(text))
+        for position, piece in enumerate(pieces)
     ]
 
 
@@ -44,7 +68,8 @@ def passages_index(*, mission_id: int) -> int:
         Passage.objects.filter(mission_id=mission_id).delete()
         if mission is None:
             return 0
-        written = len(Passage.objects.bulk_create(_passages(mission)))
+        files = _files([mission.pk]).get(mission.pk, [])
+        written = len(Passage.objects.bulk_create(_passages(mission, files)))
         _queue_vectors(mission.session_id)
     channel_stats_grew(channel_id=mission.channel_id, passages=written)
     return written
@@ -73,7 +98,12 @@ def passages_index_session(*, session_id: int) -> int:
         missions = _UNINDEXED(SWEEP_LIMIT, session_id=session_id)
         if not missions:
             return indexed
-        rows = [passage for mission in missions for passage in _passages(mission)]
+        files = _files([mission.pk for mission in missions])
+        rows = [
+            passage
+            for mission in missions
+            for passage in _passages(mission, files.get(mission.pk, []))
+        ]
         with transaction.atomic():
             Passage.objects.bulk_create(rows, ignore_conflicts=True)
             _queue_vectors(session_id)

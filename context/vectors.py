@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Model
 
 from context.models import Passage, PassageVector
+from context.passages import ATTACHMENT_LABEL
 from language import meaning
 from memory.models import MemoryItem, MemoryVector
 
@@ -71,10 +72,12 @@ def passages_embed(*, session_id: int | None = None, limit: int = EMBED_LIMIT) -
     return _embed_batches(
         fetch=lambda n: _passages_without(model, session_id=session_id, limit=n),
         text=lambda p: p.text,
+        # A file's passage is kept under session 0: no detail window or history holds a
+        # file, so recall by meaning may always bring it (as recall by terms does).
         vector_row=lambda p, vector: PassageVector(
             passage_id=p.pk,
             channel_id=p.channel_id,
-            session_id=p.session_id,
+            session_id=0 if p.text.startswith(ATTACHMENT_LABEL) else p.session_id,
             seq=p.seq,
             model=model,
             vector=vector,

@@ -1,16 +1,19 @@
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
-from ninja import Field, Router, Schema
+from ninja import Field, File, Router, Schema
 from ninja.errors import HttpError
+from ninja.files import UploadedFile
 from ninja.responses import Status
 
-from context.selectors import context_for_next
+from context.selectors import context_for_next, staged_files
 from language.storable import BAD_TEXT, text_problem
+from missions.attachments import AttachmentRejected, attachment_upload
 from missions.export import ChannelExport, channel_export, export_markdown
 from missions.importing import ImportRejected, channel_import
 from missions.intake import READ_ONLY, InstructionRejected, RateLimited, instruction_accept
@@ -21,7 +24,7 @@ from missions.lifecycle import (
     mission_retry,
     mission_stop,
 )
-from missions.models import Mission, MissionAttempt
+from missions.models import Attachment, AttachmentKind, Mission, MissionAttempt
 from missions.reading import channel_mark_read
 from missions.selectors import (
     message_list_after,
@@ -145,6 +148,14 @@ class InstructionIn(Schema):
         le=DB_ID_MAX,
         description="Edit and resend: the mission of this channel whose instruction this edits.",
     )
+    attachments: list[int] = Field(
+        [],
+        max_length=50,
+        description=(
+            "Files for this mission: ids from `POST /api/channels/{id}/attachments`, "
+            "uploaded to this channel by you and not sent with another instruction."
+        ),
+    )
 
 
 class AcceptedOut(Schema):
@@ -265,6 +276,99 @@ def read(request: HttpRequest, channel_id: int, body: ReadIn) -> dict[str, Any]:
     return {"channel": channel.pk, "read_through": through}
 
 
+class AttachmentOut(Schema):
+    id: int
+    name: str
+    kind: str
+    content_type: str
+    size: int
+
+
+@router.post(
+    "channels/{channel_id}/attachments",
+    response={201: AttachmentOut, 400: ErrorOut, 409: ErrorOut, 413: ErrorOut},
+    summary="Upload a file for your next instruction in this channel (text, Markdown, CSV, "
+    "PDF or an image; checked by its content); send its id in the instruction's "
+    "`attachments`",
+)
+def upload(request: HttpRequest, channel_id: int, file: File[UploadedFile]) -> Status[Any]:
+    channel = _channel(request, channel_id)
+    if channel.archived_at is not None:
+        return Status(
+            409,
+            {
+                "code": "channel_archived",
+                "message": gettext("{name} is archived: unarchive it to give it work.").format(
+                    name=channel.name
+                ),
+            },
+        )
+    limit = settings.ATTACHMENT_MAX_BYTES
+    # Read one byte past the cap at most: a larger file is refused without holding it.
+    data = file.read(limit + 1)
+    try:
+        attachment = attachment_upload(
+            channel=channel, user_id=_user(request).pk, name=file.name or "", data=data
+        )
+    except AttachmentRejected as exc:
+        status = 413 if exc.code == "file_too_large" else 400
+        return Status(status, {"code": exc.code, "message": exc.message})
+    return Status(
+        201,
+        {
+            "id": attachment.pk,
+            "name": attachment.name,
+            "kind": attachment.kind,
+            "content_type": attachment.content_type,
+            "size": attachment.size,
+        },
+    )
+
+
+def _attachment(request: HttpRequest, attachment_id: int) -> Attachment:
+    attachment = Attachment.objects.filter(pk=attachment_id).first()
+    if (
+        attachment is None
+        or channel_get_for_user(user=_user(request), channel_id=attachment.channel_id) is None
+    ):
+        raise HttpError(404, gettext("No such file."))
+    return attachment
+
+
+@router.get(
+    "attachments/{attachment_id}",
+    response={200: None, 404: ErrorOut},
+    summary="A file as it was uploaded",
+)
+def attachment_file(request: HttpRequest, attachment_id: int) -> HttpResponse:
+    attachment = _attachment(request, attachment_id)
+    response = HttpResponse(bytes(attachment.data), content_type=attachment.content_type)
+    # Images are shown in the page; every other file is downloaded, never rendered.
+    how = "inline" if attachment.kind == AttachmentKind.IMAGE else "attachment"
+    response["Content-Disposition"] = f"{how}; filename*=UTF-8''{quote(attachment.name)}"
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Content-Security-Policy"] = "default-src 'none'; sandbox"
+    return response
+
+
+@router.delete(
+    "attachments/{attachment_id}",
+    response={204: None, 404: ErrorOut, 409: ErrorOut},
+    summary="Remove an upload no instruction has taken yet",
+)
+def attachment_delete(request: HttpRequest, attachment_id: int) -> Status[Any]:
+    attachment = _attachment(request, attachment_id)
+    if attachment.uploaded_by_id != _user(request).pk:
+        raise HttpError(404, gettext("No such file."))
+    if attachment.mission_id is not None:
+        return Status(
+            409,
+            {"code": "file_sent", "message": gettext("The file was sent with an instruction.")},
+        )
+    attachment.delete()
+    return Status(204, None)
+
+
 @router.post(
     "channels/{channel_id}/instructions",
     response={202: AcceptedOut, 400: ErrorOut, 409: ErrorOut, 429: RateLimitedOut},
@@ -281,6 +385,7 @@ def instructions(
             client_id=body.client_id,
             user_id=_user(request).pk,
             edits=body.edits,
+            attachments=body.attachments,
         )
     except RateLimited as exc:
         response["Retry-After"] = str(exc.retry_after)
@@ -317,15 +422,19 @@ def new_session(request: HttpRequest, channel_id: int, body: SessionNewIn) -> St
     response={200: dict[str, Any], 400: ErrorOut},
     summary="The context report of the next mission",
 )
-def context(request: HttpRequest, channel_id: int, instruction: str = "") -> Status[Any]:
+def context(
+    request: HttpRequest, channel_id: int, instruction: str = "", attachments: str = ""
+) -> Status[Any]:
     channel = _channel(request, channel_id)
     problem = text_problem(instruction, what="The instruction")
     if problem:
         return Status(400, {"code": BAD_TEXT, "message": problem})
+    ids = [int(i) for i in attachments.split(",") if i.strip().isdigit() and len(i) < 12]
     report = context_for_next(
         channel=channel,
         session=_current_session(channel),
         instruction=instruction[: settings.MAX_INSTRUCTION_CHARS],
+        attachments=staged_files(channel=channel, user_id=_user(request).pk, ids=ids),
     ).report()
     return Status(200, report)
 

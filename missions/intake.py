@@ -11,12 +11,17 @@ from django.utils.translation import gettext
 
 from config.prepared import prepared
 from language.storable import BAD_TEXT, text_problem
+from missions.attachments import (
+    attachment_payload,
+    attachments_for_instruction,
+    attachments_take,
+)
 from missions.creation import NOTICE_CHECK_TASK as NOTICE_CHECK_TASK
 from missions.creation import mission_after_accept, mission_create, mission_open
 from missions.delegation import Delegation, plan_start
 from missions.dispatch import Route, route_instruction
 from missions.lifecycle import mission_complete
-from missions.models import Message, MessageKind, Mission, MissionSource
+from missions.models import Attachment, Message, MessageKind, Mission, MissionSource
 from missions.ratelimit import InstructionRejected as InstructionRejected
 from missions.ratelimit import RateLimited as RateLimited
 from missions.ratelimit import instruction_allowed
@@ -114,12 +119,14 @@ def instruction_accept(
     client_id: str = "",
     user_id: int | None = None,
     edits: int | None = None,
+    attachments: list[int] | None = None,
 ) -> Accepted:
     """Save an instruction from any route, then queue its reply. Never calls a model.
 
     `user_id` is the person sending it (the socket and the API pass it): every mission it
     creates, delegations and follow-ups included, counts against their rate limit.
-    Imports and replays pass none."""
+    Imports and replays pass none. `attachments`: ids of files the person uploaded to
+    this channel (missions.attachments), taken by the mission."""
     problem = text_problem(text, what="The instruction") or text_problem(
         client_id, what="client_id"
     )
@@ -182,6 +189,10 @@ def instruction_accept(
         resent = _resent(channel=channel, client_id=client_id)
         if resent is not None:
             return resent
+    # After the resend's lookup: a resent instruction's files were taken by its mission.
+    files = attachments_for_instruction(
+        channel=channel, user_id=user_id, ids=list(attachments or [])
+    )
     if user_id is not None:
         cost = 1 + len(route.delegations) + len(route.followups)
         verdict = instruction_allowed(user_id=user_id, cost=cost)
@@ -189,7 +200,12 @@ def instruction_accept(
             raise RateLimited(retry_after=verdict.retry_after, cost=cost)
     try:
         return _accept_new(
-            channel=channel, route=route, text=text, client_id=client_id, edited=edited
+            channel=channel,
+            route=route,
+            text=text,
+            client_id=client_id,
+            edited=edited,
+            files=files,
         )
     except IntegrityError:
         # The same client_id sent twice at once: the constraint let one through.
@@ -218,8 +234,15 @@ def _resent(*, channel: Channel, client_id: str) -> Accepted | None:
 
 
 def _accept_new(
-    *, channel: Channel, route: Route, text: str, client_id: str, edited: Mission | None = None
+    *,
+    channel: Channel,
+    route: Route,
+    text: str,
+    client_id: str,
+    edited: Mission | None = None,
+    files: list[Attachment] | None = None,
 ) -> Accepted:
+    files = files or []
     with transaction.atomic():
         session = session_count_current(channel=channel)
         opened = mission_open(
@@ -230,9 +253,11 @@ def _accept_new(
             client_id=client_id,
             counted=True,
             edited_from=edited,
+            payload={"attachments": attachment_payload(files)} if files else None,
         )
         mission, message = opened.mission, opened.message
         assert message is not None
+        attachments_take(mission=mission, attachments=files)
         if route.unknown:
             _unknown_names_notice(mission=mission, message=message, names=route.unknown)
         if route.delegations:

@@ -120,6 +120,9 @@ class Mission(models.Model):
     # How many times the person asked for a new attempt (Regenerate); the earlier
     # attempts are kept (MissionAttempt, and their replies in the timeline).
     regenerations = models.PositiveIntegerField(_("regenerations"), default=0)
+    # How many files the person gave with it (Attachment): a mission without any reads
+    # none when its prompt is assembled.
+    attachment_count = models.PositiveSmallIntegerField(_("attached files"), default=0)
     prompt_chars = models.PositiveIntegerField(_("prompt chars"), default=0)
     prompt_tokens = models.PositiveIntegerField(_("prompt tokens"), default=0)
     cached_tokens = models.PositiveIntegerField(_("cached tokens"), default=0)
@@ -279,3 +282,57 @@ class ReadMarker(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} read {self.channel_id} through {self.last_message_id}"
+
+
+class AttachmentKind(models.TextChoices):
+    TEXT = "text", _("Text")
+    MARKDOWN = "markdown", _("Markdown")
+    CSV = "csv", _("CSV")
+    PDF = "pdf", _("PDF")
+    IMAGE = "image", _("Image")
+
+
+class Attachment(models.Model):
+    """A file a person gave with an instruction (docs/design.md §4a): its bytes, kept with
+    the mission as the person sent them, and its text, extracted in the background. An
+    upload belongs to the channel and the person until an instruction takes it
+    (`mission` set); it is never taken twice."""
+
+    channel = models.ForeignKey(
+        "office.Channel", on_delete=models.CASCADE, related_name="+", verbose_name=_("channel")
+    )
+    mission = models.ForeignKey(
+        Mission,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="attachments",
+        verbose_name=_("mission"),
+    )
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("uploaded by"),
+    )
+    name = models.CharField(_("file name"), max_length=255)
+    kind = models.CharField(_("kind"), max_length=10, choices=AttachmentKind.choices)
+    content_type = models.CharField(_("content type"), max_length=100)
+    size = models.PositiveIntegerField(_("size in bytes"))
+    sha256 = models.CharField(_("SHA-256"), max_length=64)
+    data = models.BinaryField(_("content"))
+    text = models.TextField(_("extracted text"), blank=True)
+    # When the text was extracted (or found not to be there: an image, a PDF of scans).
+    extracted_at = models.DateTimeField(_("text extracted at"), null=True, blank=True)
+    extract_error = models.CharField(_("extraction error"), max_length=300, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+
+    class Meta:
+        verbose_name = _("attachment")
+        verbose_name_plural = _("attachments")
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name

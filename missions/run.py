@@ -17,9 +17,10 @@ from django.utils.translation import gettext
 
 from config.prepared import PreparedUpdate, prepared
 from context.selectors import context_for_mission
-from llm.base import ProviderError, Tool, Usage
+from llm.base import ChatMessages, ProviderError, Tool, Usage
 from llm.gateway import default_model, get_provider
 from memory.services import memory_mark_used
+from missions.attachments import model_takes_images, with_images
 from missions.delegation import (
     PlanRejected,
     delegate_tool,
@@ -154,9 +155,11 @@ def _reply(*, mission: Mission, run_token: str) -> None:
     )
     if looking_up:
         tools += history_tools()
-    messages = context.messages
     usage = Usage()
     answering = mission.assignee.model or default_model()
+    messages: ChatMessages = list(context.messages)
+    if mission.attachment_count and model_takes_images(answering):
+        messages = with_images(messages, mission=mission)
     try:
         # Pieces are sent in small batches: a model streams many tiny tokens, and one
         # channel-layer message each would cost more than the text it carries. The first

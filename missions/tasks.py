@@ -2,7 +2,7 @@
 
 from celery import Task, shared_task
 
-from missions import run, sweeper
+from missions import attachments, run, sweeper
 
 
 @shared_task(bind=True, acks_late=True)
@@ -13,3 +13,8 @@ def mission_run(self: Task, mission_id: int) -> None:
 @shared_task
 def mission_sweep_stuck() -> dict[str, int]:
     return sweeper.mission_sweep_stuck()
+
+
+@shared_task(acks_late=True)
+def attachment_extract(attachment_id: int) -> None:
+    attachments.attachment_extract(attachment_id=attachment_id)

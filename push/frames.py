@@ -28,6 +28,8 @@ class InstructionFrame(_ClientFrame):
     client_id: str = Field(default="", max_length=64)
     # Edit and resend: the mission of this channel whose instruction this one edits.
     edits: int | None = Field(default=None, ge=1, le=DB_ID_MAX)
+    # Files uploaded for this instruction (POST /api/channels/<id>/attachments).
+    attachments: list[int] = Field(default_factory=list, max_length=50)
 
     @field_validator("text", "client_id", mode="before")
     @classmethod

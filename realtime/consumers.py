@@ -67,6 +67,7 @@ def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) ->
         client_id=frame.client_id,
         user_id=scope["user"].pk,
         edits=frame.edits,
+        attachments=frame.attachments,
     )
 
 

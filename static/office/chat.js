@@ -157,6 +157,8 @@
     // language by the server, from the translation catalogue.
     else body.textContent = message.text;
     item.appendChild(body);
+    const files = message.kind === "user" && message.payload && message.payload.attachments;
+    if (Array.isArray(files) && files.length) item.appendChild(attachedList(files));
     const edited = message.kind === "user" && message.payload && message.payload.edited_from;
     if (edited) {
       const number = shown(edited);
@@ -484,7 +486,7 @@
       status("");
       retryDelay = 1000;
       await resync();
-      for (const [clientId, sent] of outbox) send(clientId, sent.text, sent.edits);
+      for (const [clientId, sent] of outbox) send(clientId, sent.text, sent.edits, sent.files);
     });
     socket.addEventListener("message", (event) => handle(JSON.parse(event.data)));
     socket.addEventListener("close", (event) => {
@@ -525,6 +527,7 @@
         // The instruction was refused: give the text back so nothing is lost, every
         // refused one (a burst refused by the rate limit comes back whole, in order).
         giveBack(outbox.get(frame.client_id).text);
+        if (window.OfficeAttach) window.OfficeAttach.giveBack(outbox.get(frame.client_id).files);
         outbox.delete(frame.client_id);
         removePendingBubble(frame.client_id);
       }
@@ -545,10 +548,11 @@
     }
   }
 
-  function send(clientId, text, edits) {
+  function send(clientId, text, edits, files) {
     if (socket && socket.readyState === WebSocket.OPEN) {
       const frame = { type: "instruction", text: text, client_id: clientId };
       if (edits) frame.edits = edits;
+      if (files && files.length) frame.attachments = files.map((f) => f.id);
       socket.send(JSON.stringify(frame));
     }
   }
@@ -594,15 +598,20 @@
       input.focus();
       return;
     }
+    if (window.OfficeAttach && window.OfficeAttach.busy()) {
+      status(t("wait_for_files"));
+      return;
+    }
     const clientId = newClientId();
     const edits = editing ? editing.mission : null;
-    outbox.set(clientId, { text: text, edits: edits });
+    const files = window.OfficeAttach ? window.OfficeAttach.take() : [];
+    outbox.set(clientId, { text: text, edits: edits, files: files });
     pendingBubble(clientId, text);
     input.value = "";
     endEdit();
     updateCounter();
     hideMentions();
-    send(clientId, text, edits); // if the socket is down, it goes when the socket is back
+    send(clientId, text, edits, files); // if the socket is down, it goes when it is back
   }
 
   async function api(method, url, body) {
@@ -825,12 +834,37 @@
     return wrap;
   }
 
+  // The files an instruction was given with: each a link to the file as it was sent; an
+  // image shown small.
+  function attachedList(files) {
+    const list = el("ul", "attached sent");
+    list.setAttribute("aria-label", t("attached_files"));
+    for (const file of files) {
+      const item = el("li", "file");
+      const link = el("a", "file-name", file.name);
+      link.href = "/api/attachments/" + file.id;
+      if (file.kind === "image") {
+        const image = el("img", "thumb");
+        image.src = link.href;
+        image.alt = file.name;
+        image.loading = "lazy";
+        link.prepend(image);
+      } else {
+        link.setAttribute("download", file.name);
+      }
+      item.appendChild(link);
+      list.appendChild(item);
+    }
+    return list;
+  }
+
   async function loadContext() {
     const body = document.getElementById("context-body");
     body.textContent = t("loading");
     try {
       const [report, summary] = await Promise.all([
-        api("GET", "/api/channels/" + boot.channel + "/context"),
+        api("GET", "/api/channels/" + boot.channel + "/context?attachments=" +
+          (window.OfficeAttach ? window.OfficeAttach.ids().join(",") : "")),
         api("GET", "/api/channels/" + boot.channel + "/summary"),
       ]);
       body.textContent = "";
@@ -853,6 +887,9 @@
         const held = section.mission_labels || section.mission_seqs;
         if (held.length) {
           li.appendChild(el("span", "held", " " + t("missions_held", { list: held.map((s) => "#" + s).join(", ") })));
+        }
+        if (section.name === "attachments" && window.OfficeAttach) {
+          li.appendChild(el("span", "held", " " + window.OfficeAttach.names().join(", ")));
         }
         if (section.memory_ids.length) {
           li.appendChild(el("span", "held", " " + t("memory_held", { list: section.memory_ids.join(", ") })));

@@ -497,3 +497,48 @@ def test_export_downloads_the_session_as_markdown_in_the_persons_language(
     # The reply too (the echo model says back the last mission it was given).
     reply = body[body.index(f"> {text}") :]
     assert "Echo:" in reply and reply.count(marker) == 2
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_file_attached_goes_with_the_instruction_and_the_model_reads_it(
+    device: Page, people: dict[str, tuple[str, str]], lang: str, model: FakeOpenAI
+) -> None:
+    _open(device, people, lang, "dm")
+    marker = uuid.uuid4().hex[:8]
+    name = "단가표.csv" if lang == "ko" else "prices.csv"
+    fact = f"SKU-{marker},{'흑임자 라떼 베이스' if lang == 'ko' else 'Oat milk base'},31500"
+    table = "sku,product,price\n" + "".join(f"SKU-{n:05d},blend {n},9000\n" for n in range(40))
+    device.set_input_files(
+        "#attach-input",
+        files=[{"name": name, "mimeType": "text/csv", "buffer": (table + fact + "\n").encode()}],
+    )
+    chip = device.locator("#attached .file")
+    expect(chip).to_have_count(1)
+    expect(chip).to_contain_text(name)
+    expect(chip).to_contain_text("KB")
+    # A file whose content is not what its name says is refused, in the person's language.
+    device.set_input_files(
+        "#attach-input",
+        files=[{"name": "shelf.png", "mimeType": "image/png", "buffer": b"not an image"}],
+    )
+    refused = device.locator("#attached .file.failed")
+    expect(refused).to_contain_text("파일이지만" if lang == "ko" else "but its content is not")
+    refused.locator("button.remove-file").click()
+    expect(refused).to_have_count(0)
+    # The context panel counts the file in the next mission's prompt.
+    device.locator("#open-context").click()
+    section = device.locator("#context-body li.section", has_text=name)
+    expect(section).to_contain_text("첨부 파일" if lang == "ko" else "attachments")
+
+    ask = "흑임자 라떼 베이스 단가?" if lang == "ko" else "Price of the oat milk base?"
+    text = f"{ask} {marker}"
+    _send(device, text)
+    sent = device.locator("#timeline li.msg.user", has_text=marker)
+    link = sent.locator(".attached.sent a.file-name")
+    expect(link).to_have_text(name)
+    expect(chip).to_have_count(0)
+    expect(_last_reply(device)).to_contain_text(marker)
+    asked = next(r for r in model.requests if marker in r.messages[-1]["content"])
+    assert any(fact in m["content"] for m in asked.messages)
+    download = device.request.get(str(link.get_attribute("href")))
+    assert download.ok and download.body().decode().endswith(fact + "\n")

@@ -200,11 +200,9 @@ def test_the_compiled_recall_candidates_rank_what_the_queryset_ranks(
         ),
     )
     for window_start in (1, 3, 5):
-        queryset = recall_candidates(
-            channel_id=session.channel_id, session_id=session.pk, window_start=window_start
+        queryset = loading._recall_passages(
+            history, channel_id=session.channel_id, session_id=session.pk, window_start=window_start
         )
-        if history:
-            queryset = queryset.exclude(session_id=session.pk)
         bound = loading._RECALL(
             history,
             channel_id=session.channel_id,

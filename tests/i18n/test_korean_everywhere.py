@@ -68,6 +68,13 @@ ALLOWED = {
     "multilingual",
     # A currency's code, as the price table stores it.
     "USD",
+    # File formats, named so in Korean too (the attach button's hint, the kinds of file).
+    "CSV",
+    "PDF",
+    "PNG",
+    "JPEG",
+    "GIF",
+    "WebP",
     # File formats, named as their files are (the chat's export links).
     "Markdown",
     "JSON",

@@ -27,6 +27,13 @@ INTERFACE_ENGLISH = frozenset(
         "English",
         "Markdown",
         "JSON",
+        # File formats, named so in Korean too (the attach button's hint).
+        "CSV",
+        "PDF",
+        "PNG",
+        "JPEG",
+        "GIF",
+        "WebP",
     }
 )
 
