@@ -15,7 +15,7 @@ import pytest
 # Importing the chat tests' helpers first applies their skip where Chromium is missing.
 from tests.browser.test_chat_in_browser import log_in, wait_connected
 
-from playwright.sync_api import Page, expect  # isort: skip
+from playwright.sync_api import FilePayload, Page, expect  # isort: skip
 
 import tests.browser.conftest as browser_conftest
 from tests.browser.conftest import (
@@ -510,7 +510,7 @@ def test_a_file_attached_goes_with_the_instruction_and_the_model_reads_it(
     table = "sku,product,price\n" + "".join(f"SKU-{n:05d},blend {n},9000\n" for n in range(40))
     device.set_input_files(
         "#attach-input",
-        files=[{"name": name, "mimeType": "text/csv", "buffer": (table + fact + "\n").encode()}],
+        files=[FilePayload(name=name, mimeType="text/csv", buffer=(table + fact + "\n").encode())],
     )
     chip = device.locator("#attached .file")
     expect(chip).to_have_count(1)
@@ -519,7 +519,7 @@ def test_a_file_attached_goes_with_the_instruction_and_the_model_reads_it(
     # A file whose content is not what its name says is refused, in the person's language.
     device.set_input_files(
         "#attach-input",
-        files=[{"name": "shelf.png", "mimeType": "image/png", "buffer": b"not an image"}],
+        files=[FilePayload(name="shelf.png", mimeType="image/png", buffer=b"not an image")],
     )
     refused = device.locator("#attached .file.failed")
     expect(refused).to_contain_text("파일이지만" if lang == "ko" else "but its content is not")
