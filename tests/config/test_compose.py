@@ -82,16 +82,30 @@ def test_only_the_proxy_is_published_and_web_trusts_its_forwarded_address() -> N
 def test_the_proxy_caps_bodies_at_the_server_s_own_limit() -> None:
     from django.conf import settings
 
+    from config.bodylimit import UPLOAD_OVERHEAD_BYTES, UPLOAD_PATH
+
     caddyfile = _caddyfile()
-    cap = re.search(r"request_body\s*\{\s*max_size \{\$MAX_REQUEST_BODY_BYTES:(\d+)\}", caddyfile)
-    assert cap is not None, caddyfile
     proxy_env = _compose()["services"]["proxy"]["environment"]
-    default = re.fullmatch(
-        r"\$\{MAX_REQUEST_BODY_BYTES:-(\d+)\}", proxy_env["MAX_REQUEST_BODY_BYTES"]
-    )
-    assert default is not None
-    assert int(cap.group(1)) == int(default.group(1)) == settings.MAX_REQUEST_BODY_BYTES
-    # The cap comes before anything is handled, static files and the proxying alike.
+    caps = {}
+    for matcher, name in (("other", "MAX_REQUEST_BODY_BYTES"), ("upload", "UPLOAD_MAX_BODY_BYTES")):
+        cap = re.search(
+            rf"request_body @{matcher}\s*\{{\s*max_size \{{\${name}:(\d+)\}}", caddyfile
+        )
+        assert cap is not None, caddyfile
+        default = re.fullmatch(rf"\$\{{{name}:-(\d+)\}}", proxy_env[name])
+        assert default is not None
+        assert int(cap.group(1)) == int(default.group(1))
+        caps[matcher] = int(cap.group(1))
+    assert caps["other"] == settings.MAX_REQUEST_BODY_BYTES
+    assert caps["upload"] == settings.ATTACHMENT_MAX_BYTES + UPLOAD_OVERHEAD_BYTES
+    # Uploads are the addresses the server itself lets pass its usual cap, and only they.
+    [upload] = re.findall(r"@upload path_regexp (\S+)", caddyfile)
+    assert re.findall(r"@other not path_regexp (\S+)", caddyfile) == [upload]
+    for path in ("/api/channels/12/attachments", "/api/channels/12/attachments/"):
+        assert re.search(upload, path) and UPLOAD_PATH.fullmatch(path)
+    for path in ("/api/channels/12/instructions", "/api/channels/x/attachments", "/accounts/"):
+        assert not re.search(upload, path) and not UPLOAD_PATH.fullmatch(path)
+    # The caps come before anything is handled, static files and the proxying alike.
     assert caddyfile.index("request_body") < caddyfile.index("handle")
 
 

@@ -21,6 +21,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CAP = 1024 * 1024
+# Uploads (POST /api/channels/<id>/attachments) may send a file this large, and its form.
+UPLOAD_CAP = 3 * CAP
 BIG = 64 * 1024 * 1024  # 64 times the cap: today's server held all of it
 # What the server may grow by while answering one refused request. A body it kept would
 # show as tens of MiB; the few MiB allowed cover allocator noise.
@@ -72,6 +74,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         DATABASE_URL=f"sqlite:///{workdir / 'office.sqlite3'}",
         SECRET_KEY_FILE=str(workdir / "secret_key"),
         MAX_REQUEST_BODY_BYTES=str(CAP),
+        ATTACHMENT_MAX_BYTES=str(UPLOAD_CAP),
         # The body cap does not need the Korean model: a lighter warm-up.
         SEARCH_KOREAN_ANALYSER="rules",
         PIN_CPU="off",
@@ -115,14 +118,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 class Exchange:
     """One raw HTTP/1.1 exchange: the test sends, a thread reads whatever comes back."""
 
-    def __init__(self, port: int, head: list[str]) -> None:
+    def __init__(self, port: int, head: list[str], path: str = "/accounts/login/") -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), 10)
         self.sock.settimeout(60)
         self.received = b""
         self.closed = threading.Event()
         self.answered = threading.Event()
         self.sent = 0
-        lines = ["POST /accounts/login/ HTTP/1.1", f"Host: 127.0.0.1:{port}", *head]
+        lines = [f"POST {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", *head]
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -236,3 +239,32 @@ def test_a_body_within_the_cap_reaches_the_application(server: Server, chunked: 
         assert b"CSRF" in exchange.body()
     finally:
         exchange.close()
+
+
+def test_an_upload_may_pass_the_cap_by_a_files_size_and_no_further(server: Server) -> None:
+    upload = "/api/channels/1/attachments"
+    # Twice the usual cap, within a file's: it reaches the application (which asks who
+    # is sending it: 401).
+    within = b"x" * (2 * CAP)
+    exchange = Exchange(
+        server.port,
+        ["Content-Type: application/octet-stream", f"Content-Length: {len(within)}"],
+        path=upload,
+    )
+    try:
+        exchange.send(within)
+        assert exchange.status() == 401
+    finally:
+        exchange.close()
+    # Past a file's cap and its form: refused before a byte is read, as anywhere else.
+    over = Exchange(server.port, [f"Content-Length: {UPLOAD_CAP + 1024 * 1024}"], path=upload)
+    try:
+        assert over.status() == 413 and over.sent == 0
+    finally:
+        over.close()
+    # Elsewhere the usual cap holds.
+    elsewhere = Exchange(server.port, [f"Content-Length: {2 * CAP}"], path="/api/channels/1/read")
+    try:
+        assert elsewhere.status() == 413 and elsewhere.sent == 0
+    finally:
+        elsewhere.close()
