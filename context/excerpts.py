@@ -28,11 +28,18 @@ class Unit:
     end: int
 
 
+# Texts longer than this are cut anew each time (a file's text, up to 200,000 chars): the
+# memo keeps up to 4,096 texts, which must stay small.
+UNITS_REMEMBERED_MAX_CHARS = 40_000
+
+
 def units(text: str) -> list[Unit]:
     """Contiguous spans covering the text: each line with its newline; a long line cut at
     sentence ends, and a long sentence at spaces (else hard) into UNIT_MAX_CHARS pieces.
     Remembered per text: the window's missions and the recalled passages come back in
     the next missions' prompts."""
+    if len(text) > UNITS_REMEMBERED_MAX_CHARS:
+        return list(_units.__wrapped__(text))
     return list(_units(text))
 
 

@@ -355,3 +355,16 @@ def test_an_image_is_given_to_a_model_that_takes_images_and_named_to_one_that_do
         assert isinstance(last, str) and text in last
         assert "you are not shown images" in _prompt(request)
         assert "base64" not in _prompt(request)
+
+
+def test_a_files_long_text_is_cut_into_lines_without_being_remembered() -> None:
+    from context.excerpts import _units, units
+
+    _units.cache_clear()
+    text = "SKU-00001,블렌드,9000원\n" * 8_000  # a file's text, ≈ 180,000 chars
+    spans = units(text)
+    assert len(spans) == 8_000 and spans[-1].end == len(text)
+    # The memo (4,096 texts) holds mission-sized texts only.
+    assert _units.cache_info().currsize == 0
+    units(text[:2_000])
+    assert _units.cache_info().currsize == 1
