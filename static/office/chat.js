@@ -212,8 +212,50 @@
       const streaming = streams.get(message.mission);
       if (streaming) { streaming.remove(); streams.delete(message.mission); }
     }
+    if (message.kind === "employee" && message.mission) groupAttempts(message.mission);
     markRead();
     if (following) item.scrollIntoView({ block: "end" });
+  }
+
+  // A regenerated mission's replies stand in one place, the newest shown: "attempt 2 of
+  // 3" with ◀ ▶ switches between them there (the earlier ones move beside the newest).
+  function groupAttempts(missionId) {
+    const replies = Array.from(timeline.querySelectorAll(
+      'li.msg.employee[data-mission="' + missionId + '"]:not(.streaming)'));
+    if (replies.length < 2) return;
+    const newest = replies[replies.length - 1];
+    for (const reply of replies.slice(0, -1)) newest.before(reply);
+    showAttempt(replies, replies.length - 1);
+  }
+
+  function showAttempt(replies, index) {
+    replies.forEach((reply, i) => {
+      reply.hidden = i !== index;
+      reply.classList.toggle("earlier-attempt", i !== replies.length - 1);
+      let nav = reply.querySelector(".attempts");
+      if (!nav) {
+        nav = el("span", "attempts");
+        reply.querySelector(".meta").appendChild(nav);
+      }
+      nav.replaceChildren();
+      const back = el("button", "small attempt-prev", "◀");
+      back.type = "button";
+      back.disabled = i === 0;
+      back.setAttribute("aria-label", t("previous_attempt"));
+      back.addEventListener("click", () => showAttempt(replies, i - 1));
+      const next = el("button", "small attempt-next", "▶");
+      next.type = "button";
+      next.disabled = i === replies.length - 1;
+      next.setAttribute("aria-label", t("next_attempt"));
+      next.addEventListener("click", () => showAttempt(replies, i + 1));
+      nav.append(back, el("span", "attempt-of",
+        t("attempt_of", { number: i + 1, count: replies.length })), next);
+    });
+    if (replies[index].hidden === false && document.activeElement &&
+        replies.some((r) => r.contains(document.activeElement))) {
+      const focus = replies[index].querySelector(index > 0 ? ".attempt-prev" : ".attempt-next");
+      if (focus && !focus.disabled) focus.focus();
+    }
   }
 
   // Copy on every reply; Regenerate on a mission's newest reply; Edit on an instruction.

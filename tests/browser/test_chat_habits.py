@@ -240,11 +240,34 @@ def test_regenerate_adds_a_new_attempt_and_keeps_the_earlier_reply(
     expect(_last_reply(device).locator(".meta")).to_contain_text(
         "2번째 시도" if lang == "ko" else "attempt 2"
     )
-    # The earlier attempt is still there, and only the newest reply offers another one.
+    # The earlier attempt is kept in the same place, behind "attempt 2 of 2" and ◀ ▶, and
+    # only the newest reply offers another one.
     replies = device.locator("#timeline li.msg.employee", has_text=marker)
     expect(replies).to_have_count(2)
-    expect(replies.first).to_contain_text(first)
+    expect(replies.first).to_be_hidden()
     expect(replies.first.locator("button.regenerate")).to_have_count(0)
+    newest = replies.last
+    expect(newest.locator(".attempt-of")).to_have_text(
+        "2번 중 2번째 시도" if lang == "ko" else "attempt 2 of 2"
+    )
+    newest.locator("button.attempt-prev").click()
+    expect(newest).to_be_hidden()
+    expect(replies.first).to_be_visible()
+    expect(replies.first).to_contain_text(first)
+    expect(replies.first.locator(".attempt-of")).to_have_text(
+        "2번 중 1번째 시도" if lang == "ko" else "attempt 1 of 2"
+    )
+    # Nothing else moved: the instruction is right above, as before.
+    above = replies.first.locator("xpath=preceding-sibling::li[not(@hidden)][1]")
+    expect(above).to_have_class(re.compile(r"\buser\b"))
+    replies.first.locator("button.attempt-next").click()
+    expect(newest).to_be_visible()
+    expect(replies.first).to_be_hidden()
+    # After a reload, the same.
+    device.reload()
+    wait_connected(device)
+    expect(replies.last).to_contain_text(second)
+    expect(replies.first).to_be_hidden()
     mission = _last_reply(device).get_attribute("data-mission")
     attempts = device.request.get(f"/api/missions/{mission}/attempts").json()
     assert [a["reply"] for a in attempts] == [f"{first} {marker}"]
