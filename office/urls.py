@@ -10,6 +10,7 @@ urlpatterns = [
     path("employees/hire/", views.employee_hire_view, name="hire"),
     path("employees/<int:employee_id>/", views.employee_edit_view, name="employee"),
     path("projects/new/", views.project_create_view, name="project_new"),
+    path("import/", views.import_view, name="import"),
     path("projects/<int:channel_id>/", views.project_edit_view, name="project"),
     path(
         "projects/<int:channel_id>/archive/",

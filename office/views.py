@@ -14,10 +14,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
+from pydantic import ValidationError
 
 from config.celery import queue_task
 from context.finding import mission_search
 from llm.gateway import available_models, default_model
+from missions.export import ChannelExport
+from missions.importing import ImportRejected, channel_import
 from missions.selectors import (
     message_list_for_session,
     missions_in_progress,
@@ -307,6 +310,30 @@ def project_archive_view(request: HttpRequest, channel_id: int) -> HttpResponse:
     project_archive(channel=channel, archived=archived)
     done = _("%(name)s was archived.") if archived else _("%(name)s was unarchived.")
     messages.success(request, done % {"name": channel.name})
+    return redirect("office:chat", channel_id=channel.pk)
+
+
+@login_required
+@require_POST
+def import_view(request: HttpRequest) -> HttpResponse:
+    """A conversation exported as JSON (the chat's Export), uploaded: a new project
+    channel of the person's office holding it (missions.importing)."""
+    office = _office(request)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, _("Choose the exported JSON file to import."))
+        return redirect("office:home")
+    try:
+        data = ChannelExport.model_validate_json(upload.read(settings.MAX_REQUEST_BODY_BYTES))
+        channel = channel_import(office=office, data=data, user=_user(request))
+    except (ValidationError, ImportRejected) as exc:
+        problem = str(exc) if isinstance(exc, ImportRejected) else _("It is not an export.")
+        messages.error(
+            request,
+            _("Could not import %(name)s: %(problem)s") % {"name": upload.name, "problem": problem},
+        )
+        return redirect("office:home")
+    messages.success(request, _("Imported into %(name)s.") % {"name": channel.name})
     return redirect("office:chat", channel_id=channel.pk)
 
 

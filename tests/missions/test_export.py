@@ -186,3 +186,39 @@ def test_a_bad_import_is_refused_with_a_reason_and_leaves_nothing() -> None:
         "/api/office/import", {"format": "something-else"}, content_type="application/json"
     )
     assert wrong.status_code == 422
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_the_office_page_imports_an_exported_file_into_a_new_project(language: str) -> None:
+    import io
+
+    from django.contrib.messages import get_messages
+
+    user, _, channel = _office(language)
+    body = _export(_client(user), channel, format="json").content
+    other = make_user()
+    other_office = make_office(other)
+    Office.objects.filter(pk=other_office.pk).update(language=language)
+    client = _client(other)
+    page = client.get("/")
+    assert 'action="/import/"' in page.content.decode() and 'enctype="multipart/form-data"' in (
+        page.content.decode()
+    )
+    projects = set(Channel.objects.filter(office=other_office).values_list("pk", flat=True))
+    upload = io.BytesIO(body)
+    upload.name = "channel-1.json"
+    response = client.post("/import/", {"file": upload})
+    imported = Channel.objects.filter(office=other_office).exclude(pk__in=projects).get()
+    assert imported.kind == ChannelKind.PROJECT
+    assert response.status_code == 302 and response["Location"] == f"/c/{imported.pk}/"
+    missions = Mission.objects.filter(channel=imported).order_by("seq")
+    assert [(m.instruction, m.reply) for m in missions] == TALK[language]
+    # A file that is not an export: said so, in the person's language, and nothing made.
+    bad = io.BytesIO(b'{"not": "an export"}')
+    bad.name = "notes.json"
+    refused = client.post("/import/", {"file": bad}, follow=True)
+    said = [str(m) for m in get_messages(refused.wsgi_request)] or [refused.content.decode()]
+    assert any("notes.json" in s for s in said)
+    expected = "내보내기 파일이 아닙니다" if language == "ko" else "It is not an export"
+    assert expected in refused.content.decode()
+    assert Channel.objects.filter(office=other_office).count() == len(projects) + 1
