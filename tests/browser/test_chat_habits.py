@@ -565,3 +565,47 @@ def test_a_file_attached_goes_with_the_instruction_and_the_model_reads_it(
     assert any(fact in m["content"] for m in asked.messages)
     download = device.request.get(str(link.get_attribute("href")))
     assert download.ok and download.body().decode().endswith(fact + "\n")
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_session_named_shows_its_name_in_the_session_menu(
+    device: Page, people: dict[str, tuple[str, str]], lang: str
+) -> None:
+    _open(device, people, lang, "dm")
+    title = f"{'봄 출시 준비' if lang == 'ko' else 'Spring launch'} {uuid.uuid4().hex[:6]}"
+    box = device.locator("#session-name-box")
+    box.locator("summary").click()
+    named = "세션 이름 붙이기" if lang == "ko" else "Name this session"
+    expect(box.locator("summary")).to_have_text(named)
+    device.fill("#session-name", title)
+    box.locator("button[type=submit]").click()
+    wait_connected(device)
+    chosen = device.locator("#session-switch option:checked")
+    expect(chosen).to_contain_text(title)
+    expect(chosen).to_contain_text("세션" if lang == "ko" else "Session")
+    expect(device.locator("#session-name")).to_have_value(title)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_an_archived_project_is_read_only_until_it_is_unarchived(
+    device: Page, people: dict[str, tuple[str, str]], lang: str
+) -> None:
+    project = _open(device, people, lang, "project")
+    button = device.locator("#archive-project")
+    expect(button).to_have_text("보관" if lang == "ko" else "Archive")
+    button.click()
+    device.wait_for_url(f"**/c/{project}/")
+    expect(device.locator("#archived")).to_contain_text(
+        "보관한 프로젝트" if lang == "ko" else "This project is archived"
+    )
+    expect(device.locator("#composer")).to_have_count(0)
+    # Its work is refused, not lost: the API says why.
+    refused = _post(device, f"/api/channels/{project}/instructions", {"text": "hello"})
+    assert refused["status"] == 409 and refused["body"]["code"] == "channel_archived"
+    button = device.locator("#archive-project")
+    expect(button).to_have_text("보관 해제" if lang == "ko" else "Unarchive")
+    button.click()
+    device.wait_for_url(f"**/c/{project}/")
+    wait_connected(device)
+    expect(device.locator("#composer")).to_be_visible()
+    expect(device.locator("#archived")).to_have_count(0)
