@@ -135,6 +135,9 @@ class AttachedFile:
     text: str = ""
     error: str = ""
     image_shown: bool = False
+    # Where in the text the passages closest in meaning to the instruction are, best
+    # first (start, end): shown even when they hold none of its words.
+    near: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass

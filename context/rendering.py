@@ -1071,8 +1071,9 @@ def _size(size: int) -> str:
 
 
 def _file_text(file: AttachedFile, room: int, terms: list[str]) -> tuple[str, bool]:
-    """The file's text quoted within `room`: whole if it fits; else its first lines and
-    the lines that bear on the instruction, in their order with markers for the rest."""
+    """The file's text quoted within `room`: whole if it fits; else its first lines, the
+    passages closest to the instruction in meaning and the lines that hold its terms, in
+    their order with markers for the rest."""
     quoted = _quote(file.text)
     if len(quoted) <= room:
         return quoted, False
@@ -1084,6 +1085,16 @@ def _file_text(file: AttachedFile, room: int, terms: list[str]) -> tuple[str, bo
             break
         head.append(index)
         chars += len(piece)
+    # Then the passages closest in meaning (best first), up to a third of the room: what
+    # the instruction asks about in other words. The lines holding its terms follow.
+    near, chars = [], 0
+    for start, end in file.near:
+        lines = [i for i, u in enumerate(spans) if u.start < end and u.end > start]
+        size = sum(spans[i].end - spans[i].start for i in lines)
+        if chars + size > room // 3:
+            continue
+        near += [i for i in lines if i not in head]
+        chars += size
     limit = room
     while limit > 0:
         part, _ = select(
@@ -1091,7 +1102,7 @@ def _file_text(file: AttachedFile, room: int, terms: list[str]) -> tuple[str, bo
             limit,
             weights=term_weights(terms, pieces),
             label=f"«{file.name}»",
-            required=head,
+            required=head + near,
         )
         quoted = _quote(part)
         if len(quoted) <= room:

@@ -7,11 +7,15 @@ from django.utils import timezone
 from context.loading import AttachedFile, brief_load, context_load
 from context.rendering import AssembledContext, render_context
 from llm.gateway import default_model
-from missions.attachments import mission_attachments, model_takes_images
+from missions.attachments import mission_attachments, model_takes_images, passages_near
 from missions.models import Attachment, Mission
 from office.models import Channel, Employee
 from office.selectors import channel_default_assignee
 from sessions.models import ChatSession
+
+# A file's passages closest in meaning to the instruction that its prompt shows, whatever
+# their words (a paraphrase, the other language).
+FILE_PASSAGES_BY_MEANING = 2
 
 
 def context_for_mission(*, mission: Mission) -> AssembledContext:
@@ -42,6 +46,7 @@ def attached_files(*, mission: Mission) -> list[AttachedFile]:
             text=a.text,
             error=a.extract_error,
             image_shown=shown,
+            near=tuple(passages_near(a, mission.instruction, limit=FILE_PASSAGES_BY_MEANING)),
         )
         for a in mission_attachments(mission=mission)
     ]

@@ -26,6 +26,8 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from config.celery import queue_task_on_commit
+from context.passages import split_passages
+from language import meaning
 from llm.base import ChatMessages
 from missions.models import ANSWERED, Attachment, AttachmentKind, Mission
 from missions.ratelimit import InstructionRejected
@@ -298,6 +300,30 @@ def _cut(text: str) -> str:
     return text[:limit] + f"\n[… {len(text) - limit} more characters not kept]"
 
 
+def _passage_vectors(text: str) -> tuple[bytes, str]:
+    """The meaning of each of the text's passages, as stored (float16 rows), and the
+    model's name; nothing without the meaning layer or a text."""
+    if not text or not meaning.enabled():
+        return b"", ""
+    pieces = split_passages(text)
+    return meaning.to_bytes(meaning.embed([p.text for p in pieces])), meaning.model_name()
+
+
+def passages_near(attachment: Attachment, question: str, *, limit: int) -> list[tuple[int, int]]:
+    """The (start, end) of the file's passages closest in meaning to `question`, best
+    first, above the model's floor: what the question asks about in other words."""
+    if not attachment.vectors or attachment.vector_model != meaning.model_name():
+        return []
+    pieces = split_passages(attachment.text)
+    matrix = meaning.from_bytes(attachment.vectors).reshape(-1, meaning.dimensions())
+    if len(matrix) != len(pieces) or not question.strip():
+        return []
+    scores = matrix @ meaning.embed_query(question)
+    floor = meaning.relevance_floor()
+    best = [int(i) for i in scores.argsort()[::-1][:limit] if scores[i] >= floor]
+    return [(pieces[i].start, pieces[i].start + len(pieces[i].text)) for i in best]
+
+
 def _answered(mission_id: int) -> bool:
     return Mission.objects.filter(pk=mission_id, status__in=ANSWERED).exists()
 
@@ -310,10 +336,13 @@ def attachment_extract(*, attachment_id: int) -> Attachment | None:
         return attachment
     text, error = _extract(attachment)
     attachment.text, attachment.extract_error = _cut(text), error[:300]
+    attachment.vectors, attachment.vector_model = _passage_vectors(attachment.text)
     attachment.extracted_at = timezone.now()
     written = Attachment.objects.filter(pk=attachment_id, extracted_at__isnull=True).update(
         text=attachment.text,
         extract_error=attachment.extract_error,
+        vectors=attachment.vectors,
+        vector_model=attachment.vector_model,
         extracted_at=attachment.extracted_at,
     )
     mission_id = attachment.mission_id

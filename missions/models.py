@@ -327,6 +327,11 @@ class Attachment(models.Model):
     # When the text was extracted (or found not to be there: an image, a PDF of scans).
     extracted_at = models.DateTimeField(_("text extracted at"), null=True, blank=True)
     extract_error = models.CharField(_("extraction error"), max_length=300, blank=True)
+    # The meaning of the text's passages (context.passages.split_passages), one float16
+    # row each, by `vector_model`: the mission's prompt finds the parts its instruction
+    # asks about in other words. Empty without the meaning layer.
+    vectors = models.BinaryField(_("passage vectors"), blank=True, default=b"")
+    vector_model = models.CharField(_("vector model"), max_length=40, blank=True)
     created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:

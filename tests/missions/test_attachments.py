@@ -368,3 +368,33 @@ def test_a_files_long_text_is_cut_into_lines_without_being_remembered() -> None:
     assert _units.cache_info().currsize == 0
     units(text[:2_000])
     assert _units.cache_info().currsize == 1
+
+
+NOTES = "\n".join(
+    f"{n}. Item {n}: store operations review. The owner shared last week's progress and "
+    f"will bring a detailed schedule to the next meeting. Nothing unusual."
+    for n in range(700)
+)
+POP_UP = "Decision: the autumn pop-up store runs in Shoreditch for two weeks from October 11."
+
+
+@pytest.mark.parametrize("meaning", ["use-multilingual-3", "off"])
+def test_a_question_in_other_words_finds_its_passage_of_a_file_by_meaning(
+    model: FakeOpenAI, meaning: str, settings: Any
+) -> None:
+    settings.MEANING_MODEL = meaning
+    user = make_user()
+    channel = dm_channel(make_office(user))
+    client = _client(user)
+    lines = NOTES.split("\n")
+    text = "\n".join([*lines[:350], POP_UP, *lines[350:]])
+    file = _upload(client, channel.pk, "minutes.txt", text.encode()).json()["id"]
+    kept = Attachment.objects.get(pk=file)
+    assert bool(kept.vectors) == (meaning != "off")
+    # None of the decision's words: "temporary seasonal shop" for "pop-up store".
+    question = "When do we open the temporary seasonal shop, and where?"
+    assert _send(client, channel.pk, question, [file]).status_code == 202
+    [request] = [r for r in model.requests if question in _prompt(r)]
+    files = next(m["content"] for m in request.messages if "minutes.txt" in m["content"])
+    assert (POP_UP in files) == (meaning != "off")
+    assert len(files) <= 8_000
