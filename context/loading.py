@@ -23,7 +23,7 @@ from language import meaning
 from language.analysis import asked_values, query_terms
 from memory.models import MemoryItem
 from memory.selectors import memory_in_scope, memory_rankable, memory_standing
-from missions.models import ANSWERED, Mission, MissionSource
+from missions.models import ANSWERED, InstructionAuthor, Mission, MissionSource
 from missions.selectors import delegate_url
 from office.models import Channel, Employee, Office
 from sessions.models import ChatSession
@@ -182,6 +182,10 @@ class ContextInputs:
     meaning: dict[int, float] = field(default_factory=dict)
     # The current mission's files (docs/design.md §4a).
     attachments: list[AttachedFile] = field(default_factory=list)
+    # The person's instructions (seq, number shown, text) between the oldest recalled
+    # mission of this session and the detail window: a value they give there is later than
+    # what recall quotes, folded or not (context.superseded).
+    later_instructions: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
@@ -649,6 +653,35 @@ def _memory_by_meaning(
     return [items[i] for i in ids if i in items][:MEMORY_CANDIDATES]
 
 
+# The person's instructions read for later values (`_later_instructions`): the newest this
+# many missions before the window, each from its first chars (their own words come first;
+# a long paste after them states nothing they decided).
+LATER_MISSIONS = 120
+LATER_CHARS = 2_000
+
+
+def _later_instructions(
+    *, session: ChatSession, recalled: list[RecalledPassage], before_seq: int, skip: set[int]
+) -> list[tuple[int, str, str]]:
+    """The person's instructions of this session after the oldest mission recall quotes and
+    before `before_seq` (the window), but those in `skip` (the pending ones, read already):
+    one query, only when recall quotes a mission of this session older than the window."""
+    first = min(
+        (p.seq for p in recalled if p.session_number == session.number and p.seq < before_seq),
+        default=None,
+    )
+    if first is None:
+        return []
+    rows = (
+        Mission.objects.filter(session_id=session.pk, seq__gt=first, seq__lt=before_seq)
+        .exclude(instruction_author=InstructionAuthor.OFFICE)
+        .annotate(head=Substr("instruction", 1, LATER_CHARS))
+        .order_by("-seq")
+        .values_list("seq", "label", "head")[:LATER_MISSIONS]
+    )
+    return [(seq, label or str(seq), head) for seq, label, head in rows if seq not in skip]
+
+
 def context_load(
     *,
     session: ChatSession,
@@ -722,4 +755,10 @@ def context_load(
         history_count=older.count + len(recent),
         superseded=view.superseded,
         meaning=by_meaning,
+        later_instructions=_later_instructions(
+            session=session,
+            recalled=[*pinned_passages, *recalled],
+            before_seq=window_start,
+            skip={m.seq for m in older.pending},
+        ),
     )

@@ -1155,13 +1155,23 @@ def _attachments_section(files: list[AttachedFile], budget: int, terms: list[str
 
 def _superseded_marks(inputs: ContextInputs) -> Marks:
     """How recall marks an excerpt whose statement a later mission reversed: by the
-    summary's record, or by a reversal the person stated in a mission not folded yet (the
-    window, the pending ones)."""
+    summary's record, or by a later value the person stated, folded or not (the window,
+    the pending missions, the history shown whole, the instructions after the oldest
+    mission recall quotes)."""
     record: dict[Ref, list[Superseded]] = inputs.superseded
     later: list[Reversal] = reversals(
         [(m.seq, m.instruction) for m in inputs.recent if not m.instruction_is_generated]
         + [(m.seq, m.instruction) for m in inputs.pending],
         {m.seq: _shown(m) for m in inputs.recent} | {m.seq: m.shown for m in inputs.pending},
+    )
+    # Further back, a sentence that names no thing ("이제 3,800원이에요") answered what was
+    # being discussed then, not what recall quotes: only those naming their thing count.
+    later += reversals(
+        [(m.seq, m.instruction) for m in inputs.history if not m.instruction_is_generated]
+        + [(seq, text) for seq, _, text in inputs.later_instructions],
+        {m.seq: _shown(m) for m in inputs.history}
+        | {seq: shown for seq, shown, _ in inputs.later_instructions},
+        named=True,
     )
 
     def mark(first: RecalledPassage, text: str) -> str:

@@ -4,9 +4,11 @@ brings back the original words, so an excerpt of a superseded decision is marked
 no database.
 
 Two sources: the summary's own record (a decision it marks superseded, a mission it
-dropped as "superseded by #N"), and, for reversals it has not folded yet, the person's
-sentences in the detail window and the pending missions that reverse an earlier
-statement (language.statements: "instead", "변경", another value for one subject)."""
+dropped as "superseded by #N"), and the person's later sentences that reverse an earlier
+statement or give another value for its subject (language.supersession), folded or not:
+in the detail window, the pending missions, the history shown whole, and the
+instructions after the oldest mission recall quotes (context.loading): a summary that
+left the old statement out for its budget keeps no record of its change."""
 
 import re
 from dataclasses import dataclass
@@ -135,17 +137,19 @@ def recorded(
 
 
 def reversals(
-    missions: list[tuple[int, str]], labels: dict[int, str] | None = None
+    missions: list[tuple[int, str]], labels: dict[int, str] | None = None, *, named: bool = False
 ) -> list[Reversal]:
     """The sentences of the person's instructions (seq, text) that reverse something;
-    `labels`: seq → the number the person sees."""
+    `labels`: seq → the number the person sees; `named`: only those that name their thing."""
     # The person's own words only: a pasted quote or a forwarded message reverses
     # nothing they said (issue 43).
     return [
         Reversal(seq, said, _words(said), (labels or {}).get(seq, ""))
         for seq, text in missions
         for said in (_said(s) for s in split_sentences(own_words(text)))
-        if _states(said) and (reverses(said) or _gives_a_value(said))
+        if _states(said)
+        and (reverses(said) or _gives_a_value(said))
+        and (not named or read(said).things)
     ]
 
 

@@ -136,6 +136,8 @@ _NAME_VERBS = (
 )
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]{1,30}")
 _IDENTIFIER = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,20}\s+)\d{1,6}(?![\d%]|[,.:/]\d)")
+# "작업 2: …", "Step 3: …": a number before a colon labels what follows; it counts nothing.
+_LABEL_NUMBER = re.compile(r"(?<!\d)(\w{1,20}\s?)\d{1,6}(?=:(?!\d))")
 # Words after which a number counts something ("cap revisions at 3", "make it 350").
 _BEFORE_COUNT = frozenset(
     w
@@ -158,6 +160,9 @@ class Reading:
     values: dict[str, frozenset[str]] = field(default_factory=dict)
     shown: dict[str, str] = field(default_factory=dict)
     changes: bool = False
+    # The thing nouns as the text groups them: runs of adjacent nouns ("launch party
+    # venue", "주말 파트 시급"), a Korean particle ending one ("버터값이 … 소금빵 가격").
+    runs: tuple[frozenset[str], ...] = ()
 
 
 def _times(text: str) -> tuple[dict[str, str], str]:
@@ -242,6 +247,24 @@ def _thing_words(text: str, values: set[str]) -> frozenset[str]:
     return frozenset(things)
 
 
+def _runs(text: str, things: frozenset[str]) -> tuple[frozenset[str], ...]:
+    """The thing nouns of `text` in runs of adjacent words: a word that is no thing noun
+    ends a run, and so does a Korean particle ("시급은", "버터값이")."""
+    runs: list[frozenset[str]] = []
+    run: list[str] = []
+    for token in re.findall(r"\w+", text.lower()):
+        stem = _strip_korean(token) if _HANGUL.search(token) else token
+        key = stem if stem in things else stem[:-1] if stem[:-1] in things else ""
+        if key:
+            run.append(key)
+        if run and (not key or stem != token):
+            runs.append(frozenset(run))
+            run = []
+    if run:
+        runs.append(frozenset(run))
+    return tuple(runs)
+
+
 def _dropped(text: str) -> dict[str, set[str]]:
     """Values the statement itself drops: "from X to Y", "X에서 Y로", "instead of X"."""
     spans = [m.group("a") or m.group("b") or m.group("c") or "" for m in _FROM_TO.finditer(text)]
@@ -269,6 +292,7 @@ def _values(text: str) -> tuple[dict[str, set[str]], dict[str, str]]:
         lambda m: m.group() if m.group(1).split()[0].lower() in _BEFORE_COUNT else m.group(1),
         rest,
     )
+    rest = _LABEL_NUMBER.sub(r"\1", rest)
     # "5/9로": a date written before a particle is still a date.
     rest = re.sub(r"(\d/\d{1,2})(?=[가-힣])", r"\1 ", rest)
     for key, written in times.items():
@@ -317,25 +341,43 @@ def read(text: str) -> Reading:
             for key in sorted(keys)
         },
         changes=bool(_CHANGE_CUE.search(text)),
+        runs=_runs(text, things),
     )
 
 
-def _shares_a_thing(a: frozenset[str], b: frozenset[str]) -> bool:
-    def same(x: str, y: str) -> bool:
-        if x == y:
-            return True
-        if _HANGUL.search(x) and _HANGUL.search(y) and min(len(x), len(y)) >= 2:
-            return x.startswith(y) or y.startswith(x)  # 출시 / 출시일
-        return False
+def _same_word(x: str, y: str) -> bool:
+    if x == y:
+        return True
+    if _HANGUL.search(x) and _HANGUL.search(y) and min(len(x), len(y)) >= 2:
+        return x.startswith(y) or y.startswith(x)  # 출시 / 출시일
+    return False
 
-    shared = sum(1 for x in a if any(same(x, y) for y in b))
+
+def _shares_a_thing(a: Reading, b: Reading) -> bool:
+    """Whether `a` (the newer statement) and `b` name one thing."""
+    shared = sum(1 for x in a.things if any(_same_word(x, y) for y in b.things))
     # One names the thing at least as fully as the other, with one word more at most
     # ("the launch" is not "the launch party venue"); when each names something the
     # other does not, they are two things of a kind ("the printer checklist for the
     # weekly review", "the kitchen checklist for the weekly review").
-    own_a = sum(1 for x in a if not any(same(x, y) for y in b))
-    own_b = sum(1 for y in b if not any(same(x, y) for x in a))
-    return shared >= 1 and min(own_a, own_b) == 0 and max(own_a, own_b) <= 1
+    own_a = [x for x in a.things if not any(_same_word(x, y) for y in b.things)]
+    own_b = [y for y in b.things if not any(_same_word(x, y) for x in a.things)]
+    if not shared or (own_a and own_b):
+        return False
+    if max(len(own_a), len(own_b)) <= 1:
+        return True
+    # More words in the newer statement are its context, not its thing, when it also names
+    # the older one's whole thing in a run of its own ("버터값이 너무 올라서 소금빵 가격
+    # 올렸어요" after "소금빵은 3,500원"); in one run they name another thing ("the launch
+    # party venue"). More words in the older one are a list that goes on standing.
+    if not own_a:
+        return False
+    longer, shorter = a, b
+    return any(
+        all(any(_same_word(x, y) for y in shorter.things) for x in run)
+        and all(any(_same_word(x, y) for x in run) for y in shorter.things)
+        for run in longer.runs
+    )
 
 
 def same_subject(new: str, old: str) -> bool:
@@ -345,14 +387,70 @@ def same_subject(new: str, old: str) -> bool:
     with Mira instead"); the value kinds are compared by `changes_value`. That the other
     one said "change" ties nothing to it: "업체 FAQ 붙여요" is no new courier because an
     earlier "배송은 CJ대한통운으로 바꿔요" was a change."""
-    a, b = read(new), read(old)
+    return _same_subject(read(new), read(old))
+
+
+def _same_subject(a: Reading, b: Reading) -> bool:
     if a.things and b.things:
-        return _shares_a_thing(a.things, b.things)
+        return _shares_a_thing(a, b)
     if a.things:
         return b.changes
     if b.things:
         return a.changes
     return a.changes or b.changes
+
+
+# Where a sentence's clauses part: a comma, semicolon or ideographic comma before a space
+# (not the comma of "3,500"). "소금빵은 3,500원으로 가고, 크루아상은 4,200원": each value belongs
+# to the nouns of its own clause.
+_CLAUSE_BREAK = re.compile(r"[,;，、]\s+")
+# Clauses read of one sentence, at most: a longer list is a table, not a statement.
+MAX_CLAUSES = 8
+# A clause is read alone when it is an item of a list, naming its thing in this many nouns
+# at most ("크루아상은 4,200원", "basic tune-up £40"); a longer clause is a statement whose
+# other clauses say which thing it is about ("…체크리스트는 금색 폴더 안에 있고, 총무팀에서 …").
+CLAUSE_THINGS = 2
+
+
+@lru_cache(maxsize=4_096)
+def clauses(text: str) -> tuple[Reading, ...]:
+    """The clauses of a statement that give values as items of a list, each read alone: its
+    own values (less those the whole sentence drops) and its own thing nouns, or, when it
+    names none ("…, 이제 3,800원이에요"), those of the clause before it. Empty for a one-clause
+    statement."""
+    parts = [p for p in _CLAUSE_BREAK.split(text, maxsplit=MAX_CLAUSES) if p.strip()]
+    if len(parts) < 2:
+        return ()
+    dropped = _dropped(text)
+    found: list[Reading] = []
+    before: tuple[frozenset[str], tuple[frozenset[str], ...]] = (frozenset(), ())
+    for part in parts[:MAX_CLAUSES]:
+        values, shown = _values(part)
+        current = {
+            kind: frozenset(keys - dropped.get(kind, set()))
+            for kind, keys in values.items()
+            if keys - dropped.get(kind, set())
+        }
+        value_words = {w for keys in values.values() for w in keys}
+        value_words |= {w.lower() for written in shown.values() for w in written.split()}
+        own = _thing_words(part, value_words) | _latin_things(part)
+        things, runs = (own, _runs(part, own)) if own else before
+        before = (things, runs)
+        if current and len(things) <= CLAUSE_THINGS:
+            found.append(
+                Reading(
+                    things=things,
+                    values=current,
+                    shown={
+                        kind: shown.get(f"{kind}={key}", key)
+                        for kind, keys in current.items()
+                        for key in sorted(keys)
+                    },
+                    changes=bool(_CHANGE_CUE.search(part)),
+                    runs=runs,
+                )
+            )
+    return tuple(found)
 
 
 def _value_changed(a: Reading, b: Reading) -> str:
@@ -367,32 +465,63 @@ def _value_changed(a: Reading, b: Reading) -> str:
     return ""
 
 
-def changes_value(new: str, old: str) -> bool:
-    """Whether `new` gives another value of a kind `old` gives, for the same thing (never
-    a question, nor the same statement again). Symmetric but for the text compared."""
-    if normalize(new) == normalize(old) or is_question(new) or is_question(old):
-        return False
-    a, b = read(new), read(old)
+def _changed_kind(a: Reading, b: Reading) -> str:
+    """The kind of value on which reading `a` replaces reading `b` of the same thing ("" for
+    none)."""
     kind = _value_changed(a, b)
     if not kind:
-        return False
+        return ""
     if kind == "yesno" and not (a.things and b.things):
-        return False  # "no" about nothing named is no reversal of anything
+        return ""  # "no" about nothing named is no reversal of anything
     if kind != "name" and a.values.get("name", frozenset()) & b.values.get("name", frozenset()):
-        return True  # one product, person or place named by both ("Glow Serum … 35,000원")
-    return same_subject(new, old)
+        return kind  # one product, person or place named by both ("Glow Serum … 35,000원")
+    return kind if _same_subject(a, b) else ""
+
+
+def _changed_pair(new: str, old: str, *, by_clause: bool = True) -> tuple[Reading, str] | None:
+    """The reading of `new` that replaces a value of `old`, and its kind: the statements
+    whole, else (`by_clause`) clause by clause (a clause gives no yes or no of its own)."""
+    if normalize(new) == normalize(old) or is_question(new) or is_question(old):
+        return None
+    a = read(new)
+    kind = _changed_kind(a, read(old))
+    if kind:
+        return a, kind
+    if not by_clause:
+        return None
+    for x in clauses(new) or (a,):
+        for y in clauses(old) or (read(old),):
+            kind = _changed_kind(x, y)
+            if kind and kind != "yesno":
+                return x, kind
+    return None
+
+
+def changes_value(new: str, old: str, *, by_clause: bool = True) -> bool:
+    """Whether `new` gives another value of a kind `old` gives, for the same thing (never
+    a question, nor the same statement again), the sentences whole or clause by clause.
+    Symmetric but for the text compared. `by_clause=False`: whole sentences only, for what
+    retires a statement (one item of a list changed leaves the other items standing: the
+    list is marked where it is shown, not taken out)."""
+    return _changed_pair(new, old, by_clause=by_clause) is not None
 
 
 def replacement(new: str, old: str) -> str:
     """How `new` writes the value that replaces `old`'s ("23,500 KRW", "Mira", "05-09"),
     for a mark such as "(superseded by #12: 23,500 KRW)"; "" when it replaces none."""
-    a, b = read(new), read(old)
-    kind = _value_changed(a, b)
-    if not kind:
-        return ""
+    pair = _changed_pair(new, old)
+    if pair is None:
+        # Another value of a kind both give, whatever decided that `new` replaces `old`
+        # ("쇼핑백은 남색으로 가요" after "쇼핑백은 크림색이에요": an explicit change).
+        reading = read(new)
+        kind = _value_changed(reading, read(old))
+        if not kind:
+            return ""
+    else:
+        reading, kind = pair
     if kind == "yesno":
-        return "no" if "no" in a.values[kind] else "yes"
-    return a.shown.get(kind, "")
+        return "no" if "no" in reading.values[kind] else "yes"
+    return reading.shown.get(kind, "")
 
 
 @lru_cache(maxsize=4_096)
@@ -407,9 +536,9 @@ def _own(text: str) -> str:
 def supersedes(new: str, old: str) -> bool:
     """Whether a later statement retires an earlier one: an explicit reversal
     (language.statements.supersedes: "instead of", "변경", "X, not Y"), or another value
-    of the same kind for the same thing (`changes_value`), said in the person's own words
-    (pasted or quoted material supersedes nothing)."""
+    of the same kind for the same thing (`changes_value`, the sentences whole), said in
+    the person's own words (pasted or quoted material supersedes nothing)."""
     said = _own(new)
     if not said.strip():
         return False
-    return statements_supersedes(said, old) or changes_value(said, old)
+    return statements_supersedes(said, old) or changes_value(said, old, by_clause=False)

@@ -583,7 +583,9 @@ def _settle_live_values(state: SummaryState) -> None:
         ]
         for index, (section, item) in enumerate(live):
             for other_section, other in live[:index]:
-                if item_refs(item) & item_refs(other) or not changes_value(item.text, other.text):
+                if item_refs(item) & item_refs(other) or not changes_value(
+                    item.text, other.text, by_clause=False
+                ):
                     continue
                 (old_section, old), new = (
                     ((other_section, other), item)

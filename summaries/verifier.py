@@ -165,7 +165,7 @@ def _two_live_values(state: SummaryState, previous: SummaryState) -> list[str]:
                 continue
             if item.text.startswith(MATERIAL_PREFIX) or other.text.startswith(MATERIAL_PREFIX):
                 continue  # pasted lines are kept as evidence beside what the person says
-            if changes_value(item.text, other.text):
+            if changes_value(item.text, other.text, by_clause=False):
                 value = replacement(item.text, other.text)
                 found.append(
                     f"two live values for one subject: {other.text!r} and {item.text!r} "

@@ -167,3 +167,84 @@ def test_a_decision_is_not_marked_superseded_by_its_own_mission() -> None:
     text = "We decided the keynote speaker is Ana."
     assert superseded_by((None, 4), text, record=record, later=[]) == ["#7"]
     assert superseded_by((None, 7), text, record=record, later=[]) == []
+
+
+# A value given as one item of a list, changed many missions later in everyday words: by
+# the time it is asked about, both missions have left the window and the summary may hold
+# neither (evicted for its budget, or not folded yet); recall still quotes the old list.
+LATER_VALUE = {
+    "en": (
+        "New menu board: espresso is $3, the flat white $4.50, and cold brew $5.",
+        "Since the dairy supplier raised its prices again, the flat white is $4.80 now.",
+        "What do we charge for a flat white?",
+        "the flat white $4.50",
+        "4.8",
+    ),
+    "ko": (
+        "메뉴판 새로 만들어요. 아이스티는 4,500원, 레모네이드는 5,000원, "
+        "자몽에이드는 5,500원이에요.",
+        "레몬값이 많이 올라서 레모네이드 가격 올렸어요, 이제 5,300원이에요.",
+        "레모네이드 얼마 받아요?",
+        "레모네이드는 5,000원",
+        "5300",
+    ),
+}
+
+
+@pytest.mark.parametrize("folded", [True, False], ids=["folded", "no-summary"])
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_an_excerpt_whose_value_a_later_mission_outside_the_window_replaced_says_so(
+    language: str, folded: bool
+) -> None:
+    old, new, question, old_words, value = LATER_VALUE[language]
+    filler = CASES[language]["filler"]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, "Done." if language == "en" else "반영했어요."
+        if n == 4:
+            return new, "Updated." if language == "en" else "고쳤어요."
+        return filler[0].format(n=n), filler[1] * 40
+
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 14, text=text)
+    if folded:
+        # Folded into a summary that keeps no record of the change (the old list left it
+        # for its budget): recall quotes the list, the later mission's own words decide.
+        summary = RollingSummary.objects.get(session=session)
+        summary.state = {**summary.state, "decisions": [], "facts": [], "constraints": []}
+        summary.state["dropped"] = []
+        summary.save(update_fields=["state"])
+    else:
+        # No summary at all: the history is shown whole, and marked the same way.
+        RollingSummary.objects.filter(session=session).delete()
+    context = next_context(channel=channel, instruction=question)
+    assert 4 not in context.section("recent").mission_seqs
+    line = _recall_line(context, old_words)
+    assert line.startswith("- [mission #1 · ")
+    assert "(superseded by #4: " in line and value in line
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_later_value_of_another_item_of_the_list_marks_nothing(language: str) -> None:
+    old, _, question, old_words, _ = LATER_VALUE[language]
+    other = {
+        "en": "The cold brew bottles for the market cost $4.80 each.",
+        "ko": "자몽청 1kg 납품가는 5,300원이에요.",
+    }[language]
+    filler = CASES[language]["filler"]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, "Done."
+        if n == 4:
+            return other, "Noted."
+        return filler[0].format(n=n), filler[1] * 40
+
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 14, text=text)
+    RollingSummary.objects.filter(session=session).delete()
+    line = _recall_line(next_context(channel=channel, instruction=question), old_words)
+    assert "(superseded" not in line

@@ -8,7 +8,7 @@ subject is decided by words (the fallback) or by meaning (`same_subject`)."""
 
 import pytest
 
-from language.supersession import replacement, same_subject, supersedes
+from language.supersession import changes_value, replacement, same_subject, supersedes
 
 REVERSED = [
     pytest.param(
@@ -66,6 +66,19 @@ REVERSED = [
         "31000",
         id="mixed-one-product-named-by-both",
     ),
+    # The reason for the change takes more words than the thing: context, not its name.
+    pytest.param(
+        "아이스티는 4,500원이에요.",
+        "날이 추워져서 찾는 손님이 줄었네요, 아이스티 가격 내렸어요, 이제 4,000원.",
+        "4000",
+        id="ko-the-reason-is-no-part-of-the-thing",
+    ),
+    pytest.param(
+        "The oat latte is $5.50.",
+        "Since the dairy supplier raised its prices again, the oat latte is $6 now.",
+        "6",
+        id="en-the-reason-is-no-part-of-the-thing",
+    ),
 ]
 
 KEPT = [
@@ -108,6 +121,21 @@ KEPT = [
         "업체 FAQ 붙여요, 다듬어 주세요.",
         id="ko-an-earlier-change-ties-nothing-to-it",
     ),
+    pytest.param(
+        "아이스티는 4,500원, 레모네이드는 5,000원, 자몽에이드는 5,500원이에요.",
+        "자몽청 1kg 납품가는 5,300원이에요.",
+        id="ko-another-thing-than-any-item-of-the-list",
+    ),
+    pytest.param(
+        "Espresso is $3, the flat white $4.50, and cold brew $5.",
+        "The cold brew bottles for the market cost $4.80 each.",
+        id="en-a-longer-name-is-another-thing",
+    ),
+    pytest.param(
+        "The launch is on June 3.",
+        "The launch party venue holds the date June 10 for us.",
+        id="en-the-launch-and-its-party-venue",
+    ),
 ]
 
 
@@ -141,3 +169,31 @@ def test_most_reversals_here_say_neither_decided_nor_changed() -> None:
 def test_the_subject_decision_is_one_function() -> None:
     assert same_subject("원두 가격 올렸어요, 이제 23,500원", "원두 1kg 21,000원")
     assert not same_subject("드립백 10개입은 12,000원", "원두 1kg 21,000원")
+
+
+# One item of a list the person gave: each value goes with its own clause's thing.
+LIST_ITEMS = [
+    pytest.param(
+        "아이스티는 4,500원, 레모네이드는 5,000원, 자몽에이드는 5,500원이에요.",
+        "레모네이드 5,300원으로 올려 주세요.",
+        "5300",
+        id="ko",
+    ),
+    pytest.param(
+        "Espresso is $3, the flat white $4.50, and cold brew $5.",
+        "The flat white is $4.80 from Monday.",
+        "4.8",
+        id="en",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "value"), LIST_ITEMS)
+def test_one_item_of_a_list_changed_marks_the_list_and_retires_nothing(
+    old: str, new: str, value: str
+) -> None:
+    assert changes_value(new, old)
+    assert value in replacement(new, old).lower().replace(",", "").replace(" krw", "")
+    # The other items still hold: the list is marked where it is shown, never retired.
+    assert not supersedes(new, old)
+    assert not changes_value(new, old, by_clause=False)
