@@ -182,9 +182,9 @@ class ContextInputs:
     meaning: dict[int, float] = field(default_factory=dict)
     # The current mission's files (docs/design.md §4a).
     attachments: list[AttachedFile] = field(default_factory=list)
-    # The person's instructions (seq, number shown, text) between the oldest recalled
-    # mission of this session and the detail window: a value they give there is later than
-    # what recall quotes, folded or not (context.superseded).
+    # The person's instructions (seq, number shown, text) between the oldest mission of this
+    # session that recall quotes or the summary cites and the detail window: a value they
+    # give there is later than what those show, folded or not (context.superseded).
     later_instructions: list[tuple[int, str, str]] = field(default_factory=list)
 
 
@@ -661,17 +661,16 @@ LATER_CHARS = 2_000
 
 
 def _later_instructions(
-    *, session: ChatSession, recalled: list[RecalledPassage], before_seq: int, skip: set[int]
+    *, session: ChatSession, cited: list[int], before_seq: int, skip: set[int]
 ) -> list[tuple[int, str, str]]:
-    """The person's instructions of this session after the oldest mission recall quotes and
-    before `before_seq` (the window), but those in `skip` (the pending ones, read already):
-    one query, only when recall quotes a mission of this session older than the window."""
-    first = min(
-        (p.seq for p in recalled if p.session_number == session.number and p.seq < before_seq),
-        default=None,
-    )
-    if first is None:
+    """The person's instructions of this session after the oldest mission the prompt cites
+    (`cited`: the seqs recall quotes and the summary points to) and before `before_seq`
+    (the window), but those in `skip` (read already): one query whenever the session is
+    longer than the window, so that a prompt costs as many queries at 10 missions as at
+    500 (it reads nothing when the prompt cites nothing older than the window)."""
+    if before_seq <= 1:
         return []
+    first = min((seq for seq in cited if seq < before_seq), default=before_seq - 1)
     rows = (
         Mission.objects.filter(session_id=session.pk, seq__gt=first, seq__lt=before_seq)
         .exclude(instruction_author=InstructionAuthor.OFFICE)
@@ -757,8 +756,11 @@ def context_load(
         meaning=by_meaning,
         later_instructions=_later_instructions(
             session=session,
-            recalled=[*pinned_passages, *recalled],
+            cited=[
+                p.seq for p in [*pinned_passages, *recalled] if p.session_number == session.number
+            ]
+            + [seq for ref_session, seq in refs if ref_session is None],
             before_seq=window_start,
-            skip={m.seq for m in older.pending},
+            skip={m.seq for m in older.pending} | {m.seq for m in older.history},
         ),
     )

@@ -272,6 +272,13 @@ def _system_section(
     )
 
 
+def _summary_title(carried_from: int | None) -> str:
+    title = "## Summary of this conversation so far"
+    if carried_from is not None:
+        title += f" (carried over from session {carried_from})"
+    return title
+
+
 def _summary_section(
     summary_text: str,
     *,
@@ -280,9 +287,7 @@ def _summary_section(
     labels: Labels | None = None,
     budget: int,
 ) -> Section:
-    title = "## Summary of this conversation so far"
-    if carried_from is not None:
-        title += f" (carried over from session {carried_from})"
+    title = _summary_title(carried_from)
     if not summary_text:
         return Section("summary", "", budget)
     body = trim_middle(summary_text, budget - len(title) - 1, label="summary")
@@ -1153,12 +1158,10 @@ def _attachments_section(files: list[AttachedFile], budget: int, terms: list[str
     return Section("attachments", text[:budget], budget, trimmed=trimmed or len(text) > budget)
 
 
-def _superseded_marks(inputs: ContextInputs) -> Marks:
-    """How recall marks an excerpt whose statement a later mission reversed: by the
-    summary's record, or by a later value the person stated, folded or not (the window,
-    the pending missions, the history shown whole, the instructions after the oldest
-    mission recall quotes)."""
-    record: dict[Ref, list[Superseded]] = inputs.superseded
+def _later_reversals(inputs: ContextInputs) -> list[Reversal]:
+    """The person's sentences that can replace what the summary or recall shows of an
+    earlier mission, folded or not: the window, the pending missions, the history shown
+    whole, and the instructions after the oldest mission either cites."""
     later: list[Reversal] = reversals(
         [(m.seq, m.instruction) for m in inputs.recent if not m.instruction_is_generated]
         + [(m.seq, m.instruction) for m in inputs.pending],
@@ -1173,6 +1176,13 @@ def _superseded_marks(inputs: ContextInputs) -> Marks:
         | {seq: shown for seq, shown, _ in inputs.later_instructions},
         named=True,
     )
+    return later
+
+
+def _superseded_marks(inputs: ContextInputs, later: list[Reversal]) -> Marks:
+    """How recall marks an excerpt whose statement a later mission reversed: by the
+    summary's record, or by a later value the person stated (`_later_reversals`)."""
+    record: dict[Ref, list[Superseded]] = inputs.superseded
 
     def mark(first: RecalledPassage, text: str) -> str:
         other = first.session_number if first.session_number != inputs.session_number else None
@@ -1181,6 +1191,39 @@ def _superseded_marks(inputs: ContextInputs) -> Marks:
         )
 
     return mark
+
+
+# The missions a summary line cites, at its end: "[#12]", "[#12, #14]", "[s2#5]".
+_LINE_REFS = re.compile(r"\s\[((?:s\d+)?#[^\[\]]{1,200})\]\s*$")
+
+
+def _summary_marked(text: str, later: list[Reversal], labels: Labels, *, room: int) -> str:
+    """The summary's text with each line of this session whose value a later sentence of
+    the person replaced marked as such ("(superseded by #48: 72 GBP)"), as recall marks
+    its excerpts: a value the summary kept while the statement that changed it was left
+    out (for its budget, or given as one item of a list) is not shown as current. The
+    marks take only the `room` the summary leaves: they never push a line out of it."""
+    if not later or not text:
+        return text
+    spare = room - len(text)
+    seq_of = {label: seq for (session, seq), label in labels.items() if session is None}
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        found = _LINE_REFS.search(line)
+        if found is None or "(superseded" in line:
+            continue
+        cited = [r.strip() for r in found.group(1).split(",")]
+        if not all(r.startswith("#") for r in cited):
+            continue  # a line of an earlier session: older than anything here anyway
+        seqs = [seq_of.get(r[1:]) or (int(r[1:]) if r[1:].isdigit() else 0) for r in cited]
+        by = superseded_by(
+            (None, max(seqs)), line[: found.start()], record={}, later=later, with_values=True
+        )
+        mark = f" {marker(by)}" if by else ""
+        if mark and len(mark) <= spare:
+            lines[index] = f"{line[: found.start()]}{mark}{line[found.start() :]}"
+            spare -= len(mark)
+    return "\n".join(lines)
 
 
 # --- the prompt --------------------------------------------------------------------------
@@ -1203,7 +1246,7 @@ class _Fixed:
         return sum(s.chars for s in (self.system, self.summary, self.pending, self.memory)) + joiner
 
 
-def _fixed_sections(inputs: ContextInputs) -> _Fixed:
+def _fixed_sections(inputs: ContextInputs, later: list[Reversal]) -> _Fixed:
     budget = inputs.budget
     return _Fixed(
         system=_system_section(
@@ -1215,7 +1258,12 @@ def _fixed_sections(inputs: ContextInputs) -> _Fixed:
             rules_share=budget.rules,
         ),
         summary=_summary_section(
-            inputs.summary_text,
+            _summary_marked(
+                inputs.summary_text,
+                later,
+                inputs.summary_labels,
+                room=budget.summary - len(_summary_title(inputs.carried_from)) - 1,
+            ),
             carried_from=inputs.carried_from,
             refs=inputs.summary_refs,
             labels=inputs.summary_labels,
@@ -1337,7 +1385,8 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
     (inputs.budget): every section within its cap; what the sections before recall leave
     goes to recall, which keeps its floor unless the instruction itself needs it."""
     budget = inputs.budget
-    fixed = _fixed_sections(inputs)
+    later = _later_reversals(inputs)
+    fixed = _fixed_sections(inputs, later)
     label = inputs.label or str(inputs.seq)
     current = _current_section(inputs, label, beside=fixed.chars)
     used = fixed.chars + current.chars
@@ -1364,7 +1413,7 @@ def render_context(inputs: ContextInputs) -> AssembledContext:
         session_number=inputs.session_number,
         ranked=inputs.recalled,
         terms=inputs.terms,
-        marks=_superseded_marks(inputs),
+        marks=_superseded_marks(inputs, later),
         window={m.pk: f"{user_text}\n{reply}" for m, user_text, reply in blocks},
         values_wanted=asked_values(inputs.instruction),
         meaning=inputs.meaning,

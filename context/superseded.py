@@ -12,6 +12,7 @@ left the old statement out for its budget keeps no record of its change."""
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from language.statements import (
@@ -141,16 +142,37 @@ def reversals(
 ) -> list[Reversal]:
     """The sentences of the person's instructions (seq, text) that reverse something;
     `labels`: seq → the number the person sees; `named`: only those that name their thing."""
-    # The person's own words only: a pasted quote or a forwarded message reverses
-    # nothing they said (issue 43).
     return [
-        Reversal(seq, said, _words(said), (labels or {}).get(seq, ""))
+        Reversal(seq, said, words, (labels or {}).get(seq, ""))
         for seq, text in missions
-        for said in (_said(s) for s in split_sentences(own_words(text)))
-        if _states(said)
-        and (reverses(said) or _gives_a_value(said))
-        and (not named or read(said).things)
+        for said, words, has_things in _changing_sentences(text)
+        if has_things or not named
     ]
+
+
+# Instructions of at most this many chars have their reading remembered (the same missions
+# are read for every prompt of a session); a longer one is read each time.
+_MEMO_CHARS = 20_000
+
+
+def _changing_sentences(text: str) -> tuple[tuple[str, frozenset[str], bool], ...]:
+    """The sentences of an instruction that can change something: the person's own words
+    only (a pasted quote or a forwarded message reverses nothing they said, issue 43), each
+    with its words and whether it names its thing."""
+    if len(text) <= _MEMO_CHARS:
+        return _changing_sentences_memo(text)
+    return _read_changing_sentences(text)
+
+
+def _read_changing_sentences(text: str) -> tuple[tuple[str, frozenset[str], bool], ...]:
+    return tuple(
+        (said, _words(said), bool(read(said).things))
+        for said in (_said(s) for s in split_sentences(own_words(text)))
+        if _states(said) and (reverses(said) or _gives_a_value(said))
+    )
+
+
+_changing_sentences_memo = lru_cache(maxsize=2_048)(_read_changing_sentences)
 
 
 def _gives_a_value(sentence: str) -> bool:

@@ -138,6 +138,8 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]{1,30}")
 _IDENTIFIER = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,20}\s+)\d{1,6}(?![\d%]|[,.:/]\d)")
 # "작업 2: …", "Step 3: …": a number before a colon labels what follows; it counts nothing.
 _LABEL_NUMBER = re.compile(r"(?<!\d)(\w{1,20}\s?)\d{1,6}(?=:(?!\d))")
+# "3번째 절", "2회차", "2호점": an ordinal names which one, it counts nothing either.
+_ORDINAL = re.compile(r"(?<![\d,.])\d{1,6}\s?(?=번째|회차|호점|호실|차시)")
 # Words after which a number counts something ("cap revisions at 3", "make it 350").
 _BEFORE_COUNT = frozenset(
     w
@@ -292,7 +294,7 @@ def _values(text: str) -> tuple[dict[str, set[str]], dict[str, str]]:
         lambda m: m.group() if m.group(1).split()[0].lower() in _BEFORE_COUNT else m.group(1),
         rest,
     )
-    rest = _LABEL_NUMBER.sub(r"\1", rest)
+    rest = _ORDINAL.sub("", _LABEL_NUMBER.sub(r"\1", rest))
     # "5/9로": a date written before a particle is still a date.
     rest = re.sub(r"(\d/\d{1,2})(?=[가-힣])", r"\1 ", rest)
     for key, written in times.items():

@@ -3,10 +3,12 @@ from typing import Any
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext, gettext_lazy
 
 from missions.lifecycle import mission_requeue
-from missions.models import Message, Mission, MissionStatus
+from missions.models import Attachment, Message, Mission, MissionStatus
 from missions.selectors import missions_stuck
 from missions.texts import message_text, mission_title
 from office.admin import OfficeScopedAdmin
@@ -108,3 +110,88 @@ class MessageAdmin(OfficeScopedAdmin):
     @admin.display(description=gettext_lazy("text"))
     def short_text(self, obj: Message) -> str:
         return message_text(obj)[:80]
+
+
+@admin.register(Attachment)
+class AttachmentAdmin(OfficeScopedAdmin):
+    """The files people gave with their instructions: what each is, where it went and
+    whether its text was read. Read-only (a file is what the person sent); deleting one
+    takes it out of every later prompt. Its bytes are never shown here: the download
+    link is the API's, which checks the owner as the chat does."""
+
+    office_path = "channel__office"
+    list_display = (
+        "file_name",
+        "office_name",
+        "channel",
+        "mission_link",
+        "kind",
+        "size",
+        "text_status",
+        "created_at",
+    )
+    list_filter = ("kind", "channel__kind")
+    search_fields = ("name", "text")
+    list_select_related = ("channel__office", "mission")
+    fields = (
+        "file_name",
+        "channel",
+        "mission",
+        "uploaded_by",
+        "kind",
+        "media_type",
+        "size",
+        "digest",
+        "created_at",
+        "extracted_at",
+        "extract_error",
+        "text_preview",
+        "download",
+    )
+    readonly_fields = fields
+    date_hierarchy = "created_at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a file comes with an instruction, from the chat or the API
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        # The bytes and vectors stay in the database: no list or page reads them.
+        return super().get_queryset(request).defer("data", "vectors")
+
+    # The file's name, type and digest are data, as the person's file gave them: never
+    # translated (HTML's translate="no").
+    @admin.display(description=gettext_lazy("file name"), ordering="name")
+    def file_name(self, obj: Attachment) -> str:
+        return format_html('<span translate="no">{}</span>', obj.name)
+
+    @admin.display(description=gettext_lazy("content type"))
+    def media_type(self, obj: Attachment) -> str:
+        return format_html('<span translate="no">{}</span>', obj.content_type)
+
+    @admin.display(description=gettext_lazy("SHA-256"))
+    def digest(self, obj: Attachment) -> str:
+        return format_html('<span translate="no">{}</span>', obj.sha256)
+
+    @admin.display(description=gettext_lazy("mission"), ordering="mission__id")
+    def mission_link(self, obj: Attachment) -> str:
+        return obj.mission.tag if obj.mission_id and obj.mission else gettext("not sent yet")
+
+    @admin.display(description=gettext_lazy("text"))
+    def text_status(self, obj: Attachment) -> str:
+        if obj.extract_error:
+            return gettext("not read: %(reason)s") % {"reason": obj.extract_error}
+        if obj.extracted_at is None:
+            return gettext("waiting to be read")
+        return gettext("%(count)d chars read") % {"count": len(obj.text)}
+
+    @admin.display(description=gettext_lazy("extracted text"))
+    def text_preview(self, obj: Attachment) -> str:
+        return format_html('<div translate="no">{}</div>', obj.text[:2_000])
+
+    @admin.display(description=gettext_lazy("download"))
+    def download(self, obj: Attachment) -> str:
+        url = reverse("api:attachment_file", kwargs={"attachment_id": obj.pk})
+        return format_html('<a href="{}" download translate="no">{}</a>', url, obj.name)

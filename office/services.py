@@ -326,6 +326,8 @@ OFFICE_STAFF_PERMISSIONS: tuple[str, ...] = (
     "chat_sessions.view_chatsession",
     "missions.view_mission",
     "missions.view_message",
+    "missions.view_attachment",
+    "missions.delete_attachment",
     "summaries.view_rollingsummary",
     "summaries.change_rollingsummary",
     "summaries.view_summaryrevision",

@@ -14,7 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from memory.models import MemoryItem
-from missions.models import Mission, MissionStatus
+from missions.attachments import attachment_upload
+from missions.models import Attachment, Mission, MissionStatus
 from office.models import Office
 from office.services import staff_access_grant
 from summaries.models import RollingSummary, SummaryRevision
@@ -36,6 +37,9 @@ def _office_with_history(owner: User, name: str, word: str) -> Office:
     )
     MemoryItem.objects.create(
         office=office, scope="office", kind="fact", text=f"The {word} budget is 9", origin="user"
+    )
+    attachment_upload(
+        channel=session.channel, user_id=owner.pk, name=f"{word}-notes.txt", data=b"notes"
     )
     return office
 
@@ -309,3 +313,31 @@ def test_the_memory_list_shows_long_items_on_one_short_line() -> None:
     shown = cell.split(">", 1)[1].split("</span>", 1)[0]
     assert len(shown) <= 100 and shown.startswith("고객 인터뷰 요약") and shown.endswith("…")
     assert f'title="{long_text}"' in cell
+
+
+def test_the_owner_sees_reads_and_deletes_the_files_of_their_office_in_the_admin(
+    two_offices: tuple[Client, Office, Office],
+) -> None:
+    client, ours, theirs = two_offices
+    own = Attachment.objects.get(channel__office=ours)
+    foreign = Attachment.objects.get(channel__office=theirs)
+    listed = client.get(reverse("admin:missions_attachment_changelist")).content.decode()
+    assert own.name in listed and foreign.name not in listed
+    page = client.get(reverse("admin:missions_attachment_change", args=[own.pk])).content.decode()
+    # Its text was read (extracted inline in tests) and the download is the chat's own.
+    assert "5 chars read" in listed
+    link = reverse("api:attachment_file", kwargs={"attachment_id": own.pk})
+    assert f'href="{link}"' in page
+    downloaded = client.get(link)
+    assert downloaded.status_code == 200 and bytes(downloaded.content) == b"notes"
+    # The other office's file cannot be downloaded from here either.
+    other = reverse("api:attachment_file", kwargs={"attachment_id": foreign.pk})
+    assert client.get(other).status_code == 404
+    # Files are not added or edited here; deleting one takes it away.
+    assert client.get(reverse("admin:missions_attachment_add")).status_code == 403
+    deleted = client.post(
+        reverse("admin:missions_attachment_delete", args=[own.pk]), {"post": "yes"}
+    )
+    assert deleted.status_code == 302
+    assert not Attachment.objects.filter(pk=own.pk).exists()
+    assert Attachment.objects.filter(pk=foreign.pk).exists()

@@ -287,13 +287,14 @@ def test_it_refuses_a_fold_commit_from_a_summary_read_before_another_fold_landed
 # the person sees of the missions it cites, the detail window, the size of the older
 # missions, the pending digests; recall: the ranking of passages cited by matching
 # summary items, the ranking of all, their rows with their neighbours; memory: the pinned
-# items, the ranking and its rows; the colleagues. With the meaning layer (on by default),
-# two more: the vectors written since the last read of the channel's passages and of the
-# office's memory items (context.dense).
-NEXT_CONTEXT_QUERIES = 13 + 2
-# 16 for `context_for_mission` on a mission freshly read from the database: its session,
-# channel, assignee and the channel's office, then the same twelve loading queries.
-MISSION_CONTEXT_QUERIES = 16 + 2
+# items, the ranking and its rows; the colleagues; the person's instructions after the
+# oldest mission the prompt cites (the values that replaced what it shows). With the
+# meaning layer (on by default), two more: the vectors written since the last read of the
+# channel's passages and of the office's memory items (context.dense).
+NEXT_CONTEXT_QUERIES = 14 + 2
+# 17 for `context_for_mission` on a mission freshly read from the database: its session,
+# channel, assignee and the channel's office, then the same thirteen loading queries.
+MISSION_CONTEXT_QUERIES = 17 + 2
 # For `instruction_accept` of a 1:1 instruction, the accept call alone: the reply run
 # and the long-session check it queues on commit are replaced by recorders (they are
 # tasks with costs of their own, off the request path), so this is what the person waits

@@ -248,3 +248,40 @@ def test_a_later_value_of_another_item_of_the_list_marks_nothing(language: str) 
     RollingSummary.objects.filter(session=session).delete()
     line = _recall_line(next_context(channel=channel, instruction=question), old_words)
     assert "(superseded" not in line
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_summary_line_whose_value_a_later_mission_replaced_says_so(language: str) -> None:
+    old, new, question, old_words, value = LATER_VALUE[language]
+    filler = CASES[language]["filler"]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, "Done."
+        if n == 4:
+            return new, "Updated."
+        # Long enough that the whole history does not fit: the summary is shown.
+        return filler[0].format(n=n), filler[1] * 80
+
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 14, text=text)
+    # The summary kept the list and not the mission that changed one of its items.
+    summary = RollingSummary.objects.get(session=session)
+    list_item = {"text": old.split(": ", 1)[-1].split(". ", 1)[-1], "missions": [1]}
+    other = {"text": filler[0].format(n=2), "missions": [2]}
+    summary.state = {
+        **summary.state,
+        "decisions": [],
+        "constraints": [],
+        "facts": [list_item, other],
+        "dropped": [],
+    }
+    summary.save(update_fields=["state"])
+    context = next_context(channel=channel, instruction=question)
+    lines = context.section("summary").text.splitlines()
+    marked = [line for line in lines if old_words in line]
+    assert marked and "(superseded by #4: " in marked[0] and value in marked[0], lines
+    assert marked[0].endswith("[#1]")
+    # A line no later value replaced stays as it was.
+    assert any(line.endswith("[#2]") and "(superseded" not in line for line in lines), lines

@@ -18,7 +18,8 @@ from django.urls import reverse
 from llm.models import ModelPrice
 from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import Target, memory_item_create, memory_item_retire
-from missions.models import Mission, MissionStatus
+from missions.attachments import attachment_extract, attachment_upload
+from missions.models import Attachment, Mission, MissionStatus
 from office.models import ChannelKind, Office
 from office.services import (
     OFFICE_STAFF_GROUP,
@@ -68,7 +69,9 @@ ALLOWED = {
     "multilingual",
     # A currency's code, as the price table stores it.
     "USD",
-    # File formats, named so in Korean too (the attach button's hint, the kinds of file).
+    # File formats, named so in Korean too (the attach button's hint, the kinds of file),
+    # and the digest a file is told apart by (SHA-256).
+    "SHA",
     "CSV",
     "PDF",
     "PNG",
@@ -149,6 +152,12 @@ def _history(office: Office, language: str) -> None:
     session_start_new(channel=channel)
     [failed] = add_finished_missions(channel.sessions.get(closed_at__isnull=True), 1, text=text)
     Mission.objects.filter(pk=failed.pk).update(status=MissionStatus.FAILED, error=error, reply="")
+    # A file given with an instruction, and its text read (the attachments' admin).
+    attachment_extract(
+        attachment_id=attachment_upload(
+            channel=channel, user_id=office.owner_id, name="notes.md", data=text(1)[0].encode()
+        ).pk
+    )
     target = Target(office=office, scope=MemoryScope.OFFICE, employee=None, channel=None)
     items = [
         memory_item_create(
@@ -177,6 +186,8 @@ def _user_data(office: Office) -> list[str]:
     data += [channel.name for channel in office.channels.all()]
     # What the operator named the priced models (the model server's own names).
     data += [price.model for price in ModelPrice.objects.all()]
+    # The files people sent, by the names they gave them.
+    data += list(Attachment.objects.filter(channel__office=office).values_list("name", flat=True))
     return data
 
 
