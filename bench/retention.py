@@ -1,6 +1,7 @@
 """Retention benchmark: what the assembled context keeps of facts planted early in a long
 session, asked about in the person's own words and in other words, against a naive tail
-of the history of the same size. Not part of the test suite.
+of the history of the same size (--evaluation: the office conversations written for
+issue 43 instead). Not part of the test suite.
 
     .venv/bin/python bench/retention.py                       # SQLite (a scratch file)
     .venv/bin/python bench/retention.py --database postgres   # a scratch PostgreSQL database

@@ -219,13 +219,27 @@ def superseded_by(
             for sentence, words in sentences:
                 if not (unnamed or words & reversal.words):
                     continue
-                if conflicts(reversal.sentence, sentence) or changes_value(
-                    reversal.sentence, sentence
-                ):
-                    value = replacement(reversal.sentence, sentence) if with_values else ""
+                value = _replaced(reversal.sentence, sentence)
+                if value is not None:
+                    value = value if with_values else ""
                     labels.append(f"{label}: {value}" if value else label)
                     break
     return labels
+
+
+# Pairs of sentences whose comparison is remembered: the prompts of a session compare the
+# same summary lines and excerpts with the same later sentences, prompt after prompt
+# (at most this many pairs: a few MB of the sentences they hold).
+_PAIRS_REMEMBERED = 8_192
+
+
+@lru_cache(maxsize=_PAIRS_REMEMBERED)
+def _replaced(new: str, old: str) -> str | None:
+    """How `new` writes the value that replaces `old`'s ("" when it reverses it without
+    one), or None when it replaces nothing of it."""
+    if conflicts(new, old) or changes_value(new, old):
+        return replacement(new, old)
+    return None
 
 
 def marker(labels: list[str]) -> str:

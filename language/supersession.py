@@ -7,7 +7,8 @@ no), whatever words say so: "가격 올렸어요, 이제 23,500원" after "원�
 
 Two questions, kept apart:
 - *Which values* a statement gives, by kind (`read`): amounts and dates as
-  language.values reads them, times ("3pm", "오후 3시"), counts (a plain number),
+  language.values reads them, times ("3pm", "오후 3시"), spans of days ("이틀 전",
+  "3일 전", "2 weeks"), counts (a plain number),
   percentages, colours, names (proper names, Korean names with a title or 님/씨, a Latin
   word in Korean text), and for a statement with no other value, yes or no. A value the
   statement itself drops ("from 21,000원 to 23,500원", "5월 2일에서 5월 9일로", "instead
@@ -149,7 +150,40 @@ _BEFORE_COUNT = frozenset(
         *("than", "with", "now", "just", "up", "down", "over", "under", "from", "and", "or"),
     )
 )
-_KINDS_WITH_ORDER = ("amount", "date", "time", "percent", "count", "colour", "name", "yesno")
+_KINDS_WITH_ORDER = (
+    *("amount", "date", "time", "days", "percent", "count", "colour", "name", "yesno"),
+)
+# A span of days: Korean's own numerals for them ("이틀 전까지", "사흘", "보름"), a number of
+# days or weeks before a word of time ("3일 전", "2주 안에"), and "14 days", "2 weeks".
+_NATIVE_DAYS = {
+    **{"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "닷새": 5, "엿새": 6},
+    **{"이레": 7, "여드레": 8, "아흐레": 9, "열흘": 10, "보름": 15},
+}
+_DAYS = re.compile(
+    r"(?<![가-힣])(?P<native>" + "|".join(_NATIVE_DAYS) + r")(?!달|씩)"
+    r"|(?<![\d,.])(?P<n>\d{1,3})\s?(?P<unit>일|주)(?=\s?(?:전|후|뒤|이내|안|간|동안|만에|째))"
+    r"|(?<![\d,.])(?P<en>\d{1,3})\s(?:business\s|working\s|calendar\s)?(?P<enunit>days?|weeks?)\b",
+    re.IGNORECASE,
+)
+
+
+def _days(text: str) -> tuple[dict[str, str], str]:
+    """Spans of days (keys: the number of days) with how they were written, and the text
+    without them (so their digits are no counts or dates)."""
+    found: dict[str, str] = {}
+
+    def take(match: re.Match[str]) -> str:
+        if match.group("native"):
+            days = _NATIVE_DAYS[match.group("native")]
+        elif match.group("n"):
+            days = int(match.group("n")) * (7 if match.group("unit") == "주" else 1)
+        else:
+            weeks = match.group("enunit").lower().startswith("week")
+            days = int(match.group("en")) * (7 if weeks else 1)
+        found.setdefault(str(days), match.group().strip())
+        return " "
+
+    return found, _DAYS.sub(take, text)
 
 
 @dataclass(frozen=True)
@@ -288,6 +322,9 @@ def _values(text: str) -> tuple[dict[str, set[str]], dict[str, str]]:
         shown.setdefault(f"{kind}={key}", written)
 
     times, rest = _times(text)
+    spans, rest = _days(rest)
+    for key, written in spans.items():
+        add("days", key, written)
     # "Step 2", "part 4", "batch 3": a number named by the word before it is an
     # identifier, not a count.
     rest = _IDENTIFIER.sub(

@@ -66,6 +66,19 @@ REVERSED = [
         "31000",
         id="mixed-one-product-named-by-both",
     ),
+    # A span of days, in Korean's own numerals or in digits.
+    pytest.param(
+        "샘플 요청은 발송 이틀 전까지 받아요.",
+        "샘플 요청은 이제 발송 사흘 전까지 받아요.",
+        "사흘",
+        id="ko-days-in-korean-numerals",
+    ),
+    pytest.param(
+        "Refunds are processed within 14 days.",
+        "Refunds are processed within 10 days from March.",
+        "10 days",
+        id="en-days",
+    ),
     # The reason for the change takes more words than the thing: context, not its name.
     pytest.param(
         "아이스티는 4,500원이에요.",
@@ -130,6 +143,11 @@ KEPT = [
         "Espresso is $3, the flat white $4.50, and cold brew $5.",
         "The cold brew bottles for the market cost $4.80 each.",
         id="en-a-longer-name-is-another-thing",
+    ),
+    pytest.param(
+        "보름달 뜨는 날 야간 개장을 해요.",
+        "야간 개장은 하루 동안만 해요.",
+        id="ko-a-full-moon-is-no-span",
     ),
     pytest.param(
         "The launch is on June 3.",
@@ -197,3 +215,12 @@ def test_one_item_of_a_list_changed_marks_the_list_and_retires_nothing(
     # The other items still hold: the list is marked where it is shown, never retired.
     assert not supersedes(new, old)
     assert not changes_value(new, old, by_clause=False)
+
+
+def test_a_span_of_days_is_one_value_however_it_is_written() -> None:
+    # "이틀" and "2일 전", "2주" and "14 days": the same span, so no other value.
+    assert not changes_value(
+        "샘플 요청은 발송 이틀 전까지 받아요.", "샘플 요청은 발송 2일 전까지 받아요."
+    )
+    assert not changes_value("Refunds take 14 days.", "Refunds take 2 weeks.")
+    assert changes_value("Refunds take 10 days.", "Refunds take 2 weeks.")
