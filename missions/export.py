@@ -1,8 +1,8 @@
 """Export of a channel's conversation, one session or all of them: the missions as asked
-and answered (earlier attempts of a regenerated one included), each session's summary,
-and the memory the channel's work reads. As JSON (`ChannelExport`, what an import reads
-back) and as Markdown for a person, times in their time zone and headings in their
-language."""
+and answered (earlier attempts of a regenerated one included, and the text of the files
+given with them), each session's summary, and the memory the channel's work reads. As
+JSON (`ChannelExport`, what an import reads back) and as Markdown for a person, times in
+their time zone and headings in their language."""
 
 from datetime import datetime
 from typing import Any, Final, Literal
@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from memory.models import MemoryKind, MemoryScope
 from memory.selectors import memory_for_channel_panel
-from missions.models import Mission, MissionAttempt
+from missions.models import Attachment, Mission, MissionAttempt
 from office.models import Channel
 from sessions.models import ChatSession
 
@@ -27,6 +27,19 @@ class ExportedAttempt(BaseModel):
     status: str
     reply: str
     finished_at: datetime | None
+
+
+class ExportedAttachment(BaseModel):
+    """A file given with the mission: what it was and the text read from it. Its bytes
+    stay in the exporting office: an export carries what the conversation used of a file,
+    its text (at most ATTACHMENT_TEXT_CHARS), and an import gives it back as that text."""
+
+    name: str
+    kind: str
+    content_type: str
+    size: int
+    sha256: str
+    text: str = ""
 
 
 class ExportedMission(BaseModel):
@@ -42,6 +55,7 @@ class ExportedMission(BaseModel):
     created_at: datetime
     finished_at: datetime | None
     earlier_attempts: list[ExportedAttempt] = Field(default_factory=list)
+    attachments: list[ExportedAttachment] = Field(default_factory=list)
 
 
 class ExportedSession(BaseModel):
@@ -99,6 +113,17 @@ def _mission(mission: Mission) -> ExportedMission:
             )
             for a in mission.earlier_attempts.all()
         ],
+        attachments=[
+            ExportedAttachment(
+                name=a.name,
+                kind=a.kind,
+                content_type=a.content_type,
+                size=a.size,
+                sha256=a.sha256,
+                text=a.text,
+            )
+            for a in mission.attachments.all()
+        ],
     )
 
 
@@ -119,8 +144,14 @@ def _session(session: ChatSession) -> ExportedSession:
 def channel_export(*, channel: Channel, session: ChatSession | None = None) -> ChannelExport:
     """The channel's conversation (one session, or every session oldest first) with its
     summaries and the memory its work reads, in a fixed number of queries."""
-    missions = Mission.objects.select_related("assignee").order_by("seq", "id")
     attempts = MissionAttempt.objects.order_by("number")
+    # A file's bytes and vectors are not exported: only what it was and its text.
+    files = Attachment.objects.order_by("id").defer("data", "vectors")
+    missions = (
+        Mission.objects.select_related("assignee")
+        .prefetch_related(Prefetch("attachments", files))
+        .order_by("seq", "id")
+    )
     sessions = (
         ChatSession.objects.filter(channel=channel)
         .select_related("summary")
@@ -172,6 +203,9 @@ def _mission_markdown(mission: ExportedMission, channel: ExportedChannel) -> lis
     who = mission.assignee or channel.employee or gettext("The team")
     lines = [f"### {mission.label} · {_when(mission.created_at)}", ""]
     lines += [_quoted(mission.instruction), ""]
+    if mission.attachments:
+        names = ", ".join(a.name for a in mission.attachments)
+        lines += ["📎 " + gettext("Attached: %(names)s") % {"names": names}, ""]
     for attempt in mission.earlier_attempts:
         lines += [
             "**"

@@ -10,8 +10,9 @@ from django.test.utils import CaptureQueriesContext
 
 from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
 from memory.services import memory_item_create, memory_target
+from missions.attachments import attachment_extract, attachment_upload, attachments_take
 from missions.export import ChannelExport
-from missions.models import Message, Mission, MissionAttempt, MissionStatus
+from missions.models import Attachment, Message, Mission, MissionAttempt, MissionStatus
 from office.models import Channel, ChannelKind, Office
 from office.services import user_set_time_zone
 from sessions.selectors import session_current
@@ -36,6 +37,7 @@ TALK = {
 }
 MEMORY = {"ko": "앞으로 보고서는 항상 한국어로 써요.", "en": "Reports are always in English."}
 HEADINGS = {"ko": ("세션 1", "요약", "메모리"), "en": ("Session 1", "Summary", "Memory")}
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 40
 
 
 def _office(language: str) -> tuple[Any, Office, Channel]:
@@ -222,3 +224,86 @@ def test_the_office_page_imports_an_exported_file_into_a_new_project(language: s
     expected = "내보내기 파일이 아닙니다" if language == "ko" else "It is not an export"
     assert expected in refused.content.decode()
     assert Channel.objects.filter(office=other_office).count() == len(projects) + 1
+
+
+FILES = {
+    "ko": (
+        "납품가.csv",
+        "품목,납품가\n시즌 블렌드 1kg,18,700원\n디카페인 1kg,21,300원\n",
+        "디카페인 납품가 얼마였지?",
+        "21,300원",
+    ),
+    "en": (
+        "wholesale.csv",
+        "item,price\nSeasonal blend 1kg,$18.70\nDecaf 1kg,$21.30\n",
+        "What was the wholesale price of the decaf?",
+        "$21.30",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["ko", "en"])
+def test_the_files_of_a_mission_travel_by_their_text_and_are_recalled_after_the_import(
+    language: str,
+) -> None:
+    name, content, question, answer = FILES[language]
+    user, _, channel = _office(language)
+    first = Mission.objects.filter(channel=channel).order_by("seq").first()
+    assert first is not None
+    upload = attachment_upload(
+        channel=channel, user_id=user.pk, name=name, data=content.encode("utf-8")
+    )
+    picture = attachment_upload(channel=channel, user_id=user.pk, name="logo.png", data=PNG)
+    attachments_take(mission=first, attachments=[upload, picture])
+    attachment_extract(attachment_id=upload.pk)
+    client = _client(user)
+    markdown = _export(client, channel, format="markdown").content.decode()
+    assert name in markdown and "logo.png" in markdown
+    body = _export(client, channel, format="json").content
+    exported = ChannelExport.model_validate_json(body).sessions[0].missions[0].attachments
+    text = content.strip()  # as extracted
+    assert [(f.name, f.kind, f.text) for f in exported] == [
+        (name, "csv", text),
+        ("logo.png", "image", ""),
+    ]
+    # Into another office: the file's text comes with its mission, the image does not.
+    other = make_user()
+    make_office(other)
+    response = _client(other).post("/api/office/import", body, content_type="application/json")
+    assert response.status_code == 201, response.content
+    imported = Channel.objects.get(pk=response.json()["channel"])
+    mission = Mission.objects.filter(channel=imported).order_by("seq").first()
+    assert mission is not None and mission.attachment_count == 1
+    [file] = Attachment.objects.filter(mission=mission)
+    assert (file.name, file.kind, file.text, bytes(file.data)) == (
+        name,
+        "csv",
+        text,
+        text.encode("utf-8"),
+    )
+    prompt = "\n".join(
+        m["content"] for m in next_context(channel=imported, instruction=question).messages
+    )
+    assert f"«{name}»" in prompt and answer in prompt
+
+
+def test_an_import_with_a_file_no_export_writes_is_refused_whole() -> None:
+    user, _, channel = _office("en")
+    data = json.loads(_export(_client(user), channel, format="json").content)
+    data["sessions"][0]["missions"][0]["attachments"] = [
+        {
+            "name": "x.exe",
+            "kind": "program",
+            "content_type": "x",
+            "size": 1,
+            "sha256": "",
+            "text": "x",
+        }
+    ]
+    other = make_user()
+    make_office(other)
+    before = Channel.objects.count()
+    response = _client(other).post("/api/office/import", data, content_type="application/json")
+    assert response.status_code == 400
+    assert "x.exe" in response.json()["message"]
+    assert Channel.objects.count() == before
