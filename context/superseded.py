@@ -33,6 +33,10 @@ from summaries.schemas import SummaryState
 _DROPPED_SUPERSEDED = re.compile(r"^superseded by (?:s(\d+))?#(\d+)")
 # Sentences of an excerpt compared with the reversals: enough for a few hundred chars.
 MAX_SENTENCES = 40
+# A sentence longer than this is a paste, a table or a paragraph run together, not a
+# statement a person changes: it neither reverses nor is compared (the comparison's cost
+# grows with the nouns of both).
+MAX_STATEMENT_CHARS = 600
 # Words too common to say two sentences share a subject (the cheap test run before the
 # full comparison of a sentence with a reversal).
 _COMMON = frozenset(
@@ -168,7 +172,9 @@ def _read_changing_sentences(text: str) -> tuple[tuple[str, frozenset[str], bool
     return tuple(
         (said, _words(said), bool(read(said).things))
         for said in (_said(s) for s in split_sentences(own_words(text)))
-        if _states(said) and (reverses(said) or _gives_a_value(said))
+        if len(said) <= MAX_STATEMENT_CHARS
+        and _states(said)
+        and (reverses(said) or _gives_a_value(said))
     )
 
 
@@ -207,7 +213,11 @@ def superseded_by(
     newer = [r for r in later if session is not None or r.seq > seq]
     if newer:
         # Only a sentence that shares a word with a reversal is compared with it in full.
-        said = [_said(s) for s in split_sentences(text)[:MAX_SENTENCES] if _states(s)]
+        said = [
+            _said(s)
+            for s in split_sentences(text)[:MAX_SENTENCES]
+            if len(s) <= MAX_STATEMENT_CHARS * 2 and _states(s)
+        ]
         sentences = [(s, _words(s)) for s in said]
         for reversal in newer:
             label = f"#{reversal.label}" if reversal.label else ref_label(None, reversal.seq)

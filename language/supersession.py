@@ -392,15 +392,31 @@ def _same_word(x: str, y: str) -> bool:
     return False
 
 
+def _matched(words: frozenset[str], other: frozenset[str]) -> set[str]:
+    """The words of `words` that name a word of `other` (`_same_word`): the same word, or
+    one Hangul word the start of the other. Linear: a prefix match shares its first two
+    syllables, so only words of one such bucket are compared."""
+    found = set(words & other)
+    buckets: dict[str, list[str]] = {}
+    for y in other - found:
+        if len(y) >= 2 and _HANGUL.search(y):
+            buckets.setdefault(y[:2], []).append(y)
+    for x in words - found:
+        if len(x) >= 2 and any(_same_word(x, y) for y in buckets.get(x[:2], ())):
+            found.add(x)
+    return found
+
+
 def _shares_a_thing(a: Reading, b: Reading) -> bool:
     """Whether `a` (the newer statement) and `b` name one thing."""
-    shared = sum(1 for x in a.things if any(_same_word(x, y) for y in b.things))
+    in_b = _matched(a.things, b.things)
+    shared = len(in_b)
     # One names the thing at least as fully as the other, with one word more at most
     # ("the launch" is not "the launch party venue"); when each names something the
     # other does not, they are two things of a kind ("the printer checklist for the
     # weekly review", "the kitchen checklist for the weekly review").
-    own_a = [x for x in a.things if not any(_same_word(x, y) for y in b.things)]
-    own_b = [y for y in b.things if not any(_same_word(x, y) for x in a.things)]
+    own_a = a.things - in_b
+    own_b = b.things - _matched(b.things, a.things)
     if not shared or (own_a and own_b):
         return False
     if max(len(own_a), len(own_b)) <= 1:
@@ -409,8 +425,8 @@ def _shares_a_thing(a: Reading, b: Reading) -> bool:
     # the older one's whole thing in a run of its own ("버터값이 너무 올라서 소금빵 가격
     # 올렸어요" after "소금빵은 3,500원"); in one run they name another thing ("the launch
     # party venue"). More words in the older one are a list that goes on standing.
-    if not own_a:
-        return False
+    if not own_a or len(b.things) > CLAUSE_THINGS * 4:
+        return False  # (a "thing" of many nouns is a paragraph: nothing to find in a run)
     longer, shorter = a, b
     return any(
         all(any(_same_word(x, y) for y in shorter.things) for x in run)

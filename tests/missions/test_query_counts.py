@@ -19,17 +19,19 @@ from tests.factories import add_finished_missions, dm_channel, make_office
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Claim (1), read the mission with its session, channel, office and assignee (1), load its
-# context (10: nothing to recall or rank here; the numbers the person sees of the missions
-# its summary cites, one query), the vectors of the channel's passages and of the office's
+# context (11: nothing to recall or rank here; the numbers the person sees of the missions
+# its summary cites, one query; the person's instructions after the oldest mission it
+# cites, one query), the vectors of the channel's passages and of the office's
 # memory items that this process does not hold yet (2: the meaning layer, read once and
 # then only the rows after the last one held), nothing to mark used, then complete (4:
 # the reply's author is the assignee read with the mission), and once committed whether an
 # index batch or a fold can be due (1).
-RUN_QUERIES = 19
+RUN_QUERIES = 20
 # In a channel's first session, while every finished mission is in the window: no older
 # missions to size, none pending, nothing to recall (so no passage vectors to read), and
-# no summary whose items' evidence to rank, nor whose citations to label.
-EARLY_RUN_QUERIES = RUN_QUERIES - 6
+# no summary whose items' evidence to rank, nor whose citations to label, nor later
+# instructions to read.
+EARLY_RUN_QUERIES = RUN_QUERIES - 7
 # Begin, save the mission, save the reply message, read its author for the frame, read
 # whose channel it is for the sidebar's unread frame (a running reply has it at hand, read
 # with the mission), commit; then whether an index batch or a fold can be due.
