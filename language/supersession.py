@@ -22,7 +22,7 @@ Two questions, kept apart:
 All patterns read their text in linear time (docs/design.md §8)."""
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from language.statements import (
@@ -355,11 +355,10 @@ def _values(text: str) -> tuple[dict[str, set[str]], dict[str, str]]:
     return values, shown
 
 
-@lru_cache(maxsize=4_096)
-def read(text: str) -> Reading:
-    """What `text` states as current, by kind, and the nouns naming its thing."""
+def _reading(text: str, dropped: dict[str, set[str]]) -> Reading:
+    """What `text` gives as current (its values less `dropped`) and the nouns naming its
+    thing; no yes or no of its own."""
     values, shown = _values(text)
-    dropped = _dropped(text)
     current = {
         kind: frozenset(keys - dropped.get(kind, set()))
         for kind, keys in values.items()
@@ -368,9 +367,6 @@ def read(text: str) -> Reading:
     value_words = {w for keys in values.values() for w in keys}
     value_words |= {w.lower() for written in shown.values() for w in written.split()}
     things = _thing_words(text, value_words) | _latin_things(text)
-    if not current:
-        # A statement with no other value says yes or no about its thing.
-        current = {"yesno": frozenset(["no" if _NEGATION.search(text) else "yes"])}
     return Reading(
         things=things,
         values=current,
@@ -381,6 +377,18 @@ def read(text: str) -> Reading:
         },
         changes=bool(_CHANGE_CUE.search(text)),
         runs=_runs(text, things),
+    )
+
+
+@lru_cache(maxsize=4_096)
+def read(text: str) -> Reading:
+    """What `text` states as current, by kind, and the nouns naming its thing."""
+    reading = _reading(text, _dropped(text))
+    if reading.values:
+        return reading
+    # A statement with no other value says yes or no about its thing.
+    return replace(
+        reading, values={"yesno": frozenset(["no" if _NEGATION.search(text) else "yes"])}
     )
 
 
@@ -478,33 +486,14 @@ def clauses(text: str) -> tuple[Reading, ...]:
         return ()
     dropped = _dropped(text)
     found: list[Reading] = []
-    before: tuple[frozenset[str], tuple[frozenset[str], ...]] = (frozenset(), ())
+    before: Reading | None = None
     for part in parts[:MAX_CLAUSES]:
-        values, shown = _values(part)
-        current = {
-            kind: frozenset(keys - dropped.get(kind, set()))
-            for kind, keys in values.items()
-            if keys - dropped.get(kind, set())
-        }
-        value_words = {w for keys in values.values() for w in keys}
-        value_words |= {w.lower() for written in shown.values() for w in written.split()}
-        own = _thing_words(part, value_words) | _latin_things(part)
-        things, runs = (own, _runs(part, own)) if own else before
-        before = (things, runs)
-        if current and len(things) <= CLAUSE_THINGS:
-            found.append(
-                Reading(
-                    things=things,
-                    values=current,
-                    shown={
-                        kind: shown.get(f"{kind}={key}", key)
-                        for kind, keys in current.items()
-                        for key in sorted(keys)
-                    },
-                    changes=bool(_CHANGE_CUE.search(part)),
-                    runs=runs,
-                )
-            )
+        reading = _reading(part, dropped)
+        if not reading.things and before is not None:
+            reading = replace(reading, things=before.things, runs=before.runs)
+        before = reading
+        if reading.values and len(reading.things) <= CLAUSE_THINGS:
+            found.append(reading)
     return tuple(found)
 
 
