@@ -26,6 +26,11 @@ HISTORY_MIN_CHARS = 80
 # mission's header and a few hundred chars of the request (a longer one is trimmed in the
 # middle, with a marker). Settings that leave less are refused at start-up.
 INSTRUCTION_MIN_CHARS = 400
+# Room beside the summary for the marks of its lines whose value a later instruction
+# replaced ("(superseded by #48: 72 GBP)", about 30 chars each): the fold fills the summary
+# to its budget, and an old value must not be shown as current for want of room. Taken
+# from recall's share when used.
+SUMMARY_MARK_CHARS = 300
 
 CHANNEL_KINDS = ("dm", "project", "master", "all")
 
@@ -45,6 +50,8 @@ class PromptBudget:
     # person's rules): the persona gives way to them, down to what this leaves it.
     rules: int
     summary: int
+    # What the summary section may hold beyond the summary: marks on its lines.
+    summary_marks: int
     pending: int
     memory: int
     # Recall's floor: it keeps this much unless the instruction itself needs it.
@@ -70,6 +77,7 @@ class PromptBudget:
             instruction_chars
             + HISTORY_MIN_CHARS
             + summary_chars
+            + (self.summary_marks if summary_chars else 0)
             + self.system
             + self.pending
             + self.memory
@@ -104,6 +112,7 @@ def _kind_budgets() -> dict[str, PromptBudget]:
             system=int(settings.SYSTEM_BUDGET_CHARS),
             rules=int(settings.RULES_BUDGET_CHARS),
             summary=int(settings.SUMMARY_BUDGET_CHARS),
+            summary_marks=SUMMARY_MARK_CHARS,
             pending=int(settings.PENDING_BUDGET_CHARS),
             memory=int(settings.MEMORY_BUDGET_CHARS),
             recall=int(settings.RECALL_BUDGET_CHARS),
@@ -133,12 +142,20 @@ def budget_problems() -> list[str]:
     """What makes the configured budgets impossible, one sentence each (empty: none)."""
     problems = []
     for kind, budget in _kind_budgets().items():
-        fixed = budget.system + budget.summary + budget.pending + budget.memory + budget.recall
+        fixed = (
+            budget.system
+            + budget.summary
+            + budget.summary_marks
+            + budget.pending
+            + budget.memory
+            + budget.recall
+        )
         if fixed + INSTRUCTION_MIN_CHARS > budget.envelope:
             problems.append(
                 f"CONTEXT_BUDGET_CHARS_{kind.upper()}={budget.envelope} leaves the instruction "
                 f"{budget.envelope - fixed} chars beside the system ({budget.system}), summary "
-                f"({budget.summary}), pending ({budget.pending}), memory ({budget.memory}) and "
+                f"({budget.summary}, and {budget.summary_marks} for its marks), pending "
+                f"({budget.pending}), memory ({budget.memory}) and "
                 f"recall ({budget.recall}) caps; it needs at least {INSTRUCTION_MIN_CHARS}"
             )
     return problems

@@ -286,7 +286,9 @@ def _summary_section(
     refs: list[Ref],
     labels: Labels | None = None,
     budget: int,
+    trimmed: bool = False,
 ) -> Section:
+    """The summary (`trimmed`: cut to its cap before its lines were marked) under its title."""
     title = _summary_title(carried_from)
     if not summary_text:
         return Section("summary", "", budget)
@@ -300,7 +302,7 @@ def _summary_section(
             (labels or {}).get((None, seq), str(seq)) for session, seq in refs if session is None
         ],
         mission_refs=[ref_label(*r, labels) for r in refs],
-        trimmed=body != summary_text,
+        trimmed=trimmed or body != summary_text,
     )
 
 
@@ -1202,7 +1204,8 @@ def _summary_marked(text: str, later: list[Reversal], labels: Labels, *, room: i
     the person replaced marked as such ("(superseded by #48: 72 GBP)"), as recall marks
     its excerpts: a value the summary kept while the statement that changed it was left
     out (for its budget, or given as one item of a list) is not shown as current. The
-    marks take only the `room` the summary leaves: they never push a line out of it."""
+    marks take only the `room` beside the summary (the budget's `summary_marks` and what
+    the summary leaves of its own cap): they never push a line out of it."""
     if not later or not text:
         return text
     spare = room - len(text)
@@ -1248,6 +1251,9 @@ class _Fixed:
 
 def _fixed_sections(inputs: ContextInputs, later: list[Reversal]) -> _Fixed:
     budget = inputs.budget
+    # The summary within its own cap; its marks may take the room set aside beside it.
+    summary_room = budget.summary - len(_summary_title(inputs.carried_from)) - 1
+    summary_text = trim_middle(inputs.summary_text, summary_room, label="summary")
     return _Fixed(
         system=_system_section(
             office=inputs.office,
@@ -1259,15 +1265,16 @@ def _fixed_sections(inputs: ContextInputs, later: list[Reversal]) -> _Fixed:
         ),
         summary=_summary_section(
             _summary_marked(
-                inputs.summary_text,
+                summary_text,
                 later,
                 inputs.summary_labels,
-                room=budget.summary - len(_summary_title(inputs.carried_from)) - 1,
+                room=summary_room + budget.summary_marks,
             ),
             carried_from=inputs.carried_from,
             refs=inputs.summary_refs,
             labels=inputs.summary_labels,
-            budget=budget.summary,
+            budget=budget.summary + budget.summary_marks,
+            trimmed=summary_text != inputs.summary_text,
         ),
         pending=_pending_section(inputs.pending, inputs.carried_from, budget=budget.pending),
         memory=_memory_section(inputs.ranked_memory, budget=budget.memory),

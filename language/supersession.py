@@ -199,6 +199,11 @@ class Reading:
     # The thing nouns as the text groups them: runs of adjacent nouns ("launch party
     # venue", "주말 파트 시급"), a Korean particle ending one ("버터값이 … 소금빵 가격").
     runs: tuple[frozenset[str], ...] = ()
+    # The run the statement is about, in order ("주말 파트 시급" of "주말 파트 시급은
+    # 11,000원으로…", "hire deposit" of "the hire deposit is £200"): the one run a topic
+    # or subject particle ends in Korean, or the one before a copula in English; empty
+    # when there is none or more than one (a list: "소금빵은 …, 크루아상은 …").
+    subject: tuple[str, ...] = ()
 
 
 def _times(text: str) -> tuple[dict[str, str], str]:
@@ -283,22 +288,85 @@ def _thing_words(text: str, values: set[str]) -> frozenset[str]:
     return frozenset(things)
 
 
+@dataclass(frozen=True)
+class _Run:
+    words: tuple[str, ...]
+    # What ended it: the particle of its last Korean word, or the next word ("is").
+    ending: str
+    # The word before it ("광고의" of "광고의 예산은"), "" at the start of a clause.
+    before: str
+    # Whether it is the first run of its clause.
+    first: bool
+
+
+def _ordered_runs(text: str, things: frozenset[str]) -> list[_Run]:
+    """The runs of thing nouns in order (punctuation ends one too)."""
+    runs: list[_Run] = []
+    run: list[str] = []
+    before = previous = ""
+    in_clause = 0
+    for token in re.findall(r"\w+|[,;:.!?—]", text.lower()):
+        punctuation = not token[0].isalnum() and token[0] != "_"
+        stem = token if punctuation or not _HANGUL.search(token) else _strip_korean(token)
+        key = (
+            ""
+            if punctuation
+            else stem
+            if stem in things
+            else stem[:-1]
+            if stem[:-1] in things
+            else ""
+        )
+        if key:
+            if not run:
+                before = previous
+            run.append(key)
+        if run and (not key or stem != token):
+            ending = token[len(stem) :] if key else "" if punctuation else token
+            runs.append(_Run(tuple(run), ending, before, in_clause == 0))
+            in_clause += 1
+            run = []
+        previous = "" if punctuation else token
+        in_clause = 0 if punctuation else in_clause
+    if run:
+        runs.append(_Run(tuple(run), "", before, in_clause == 0))
+    return runs
+
+
 def _runs(text: str, things: frozenset[str]) -> tuple[frozenset[str], ...]:
     """The thing nouns of `text` in runs of adjacent words: a word that is no thing noun
     ends a run, and so does a Korean particle ("시급은", "버터값이")."""
-    runs: list[frozenset[str]] = []
-    run: list[str] = []
-    for token in re.findall(r"\w+", text.lower()):
-        stem = _strip_korean(token) if _HANGUL.search(token) else token
-        key = stem if stem in things else stem[:-1] if stem[:-1] in things else ""
-        if key:
-            run.append(key)
-        if run and (not key or stem != token):
-            runs.append(frozenset(run))
-            run = []
-    if run:
-        runs.append(frozenset(run))
-    return tuple(runs)
+    return tuple(frozenset(run.words) for run in _ordered_runs(text, things))
+
+
+# What ends the run a statement is about: a Korean topic particle (은/는), else a subject
+# particle (이/가), or an English copula after it ("the deposit is", "the sale will").
+_TOPIC_ENDINGS = ("은", "는")
+_SUBJECT_ENDINGS = ("이", "가")
+_COPULAS = frozenset(["is", "are", "was", "were", "will", "stays", "becomes", "s"])
+# Words that open an English noun phrase without naming anything.
+_DETERMINERS = frozenset(["", "the", "our", "a", "an", "this", "that", "their", "my", "your"])
+
+
+def _subject(text: str, things: frozenset[str]) -> tuple[str, ...]:
+    """The one run `text` marks as what it is about (Reading.subject), or (). An English
+    subject opens its clause ("After two keys went missing, the locker deposit is …");
+    a run that another word qualifies ("the checklist for the weekly review is",
+    "광고의 예산은") is only part of what the sentence is about."""
+    runs = _ordered_runs(text, things)
+    korean = bool(_HANGUL.search(text))
+    for endings in (_TOPIC_ENDINGS, _SUBJECT_ENDINGS) if korean else (_COPULAS,):
+        marked = [
+            run
+            for run in runs
+            if run.ending in endings and (korean or (run.first and run.before in _DETERMINERS))
+        ]
+        if len(marked) > 1:
+            return ()
+        if marked:
+            qualified = marked[0].before.endswith("의") or marked[0].before in ("of", "for")
+            return () if qualified else marked[0].words
+    return ()
 
 
 def _dropped(text: str) -> dict[str, set[str]]:
@@ -377,6 +445,7 @@ def _reading(text: str, dropped: dict[str, set[str]]) -> Reading:
         },
         changes=bool(_CHANGE_CUE.search(text)),
         runs=_runs(text, things),
+        subject=_subject(text, things),
     )
 
 
@@ -425,6 +494,8 @@ def _shares_a_thing(a: Reading, b: Reading) -> bool:
     # weekly review", "the kitchen checklist for the weekly review").
     own_a = a.things - in_b
     own_b = b.things - _matched(b.things, a.things)
+    if shared and _same_head(a, b):
+        return True
     if not shared or (own_a and own_b):
         return False
     if max(len(own_a), len(own_b)) <= 1:
@@ -441,6 +512,21 @@ def _shares_a_thing(a: Reading, b: Reading) -> bool:
         and all(any(_same_word(x, y) for x in run) for y in shorter.things)
         for run in longer.runs
     )
+
+
+def _same_head(a: Reading, b: Reading) -> bool:
+    """Whether both statements are about one run of nouns, the shorter the end of the
+    longer: the head noun and what the shorter one says of it ("시급은 10,500원" and "주말
+    파트 시급은 11,000원으로", "the deposit is £150" and "the hire deposit is now £200"),
+    whatever else each sentence names around it. Two heads told apart by their first words
+    ("주말 시급", "평일 시급") are two things; so is a paragraph of many nouns."""
+    if not (a.subject and b.subject) or max(len(a.things), len(b.things)) > CLAUSE_THINGS * 4:
+        return False
+    longer, shorter = (
+        (a.subject, b.subject) if len(a.subject) >= len(b.subject) else (b.subject, a.subject)
+    )
+    tail = longer[len(longer) - len(shorter) :]
+    return all(_same_word(x, y) for x, y in zip(tail, shorter, strict=True))
 
 
 def same_subject(new: str, old: str) -> bool:
@@ -490,9 +576,14 @@ def clauses(text: str) -> tuple[Reading, ...]:
     for part in parts[:MAX_CLAUSES]:
         reading = _reading(part, dropped)
         if not reading.things and before is not None:
-            reading = replace(reading, things=before.things, runs=before.runs)
+            reading = replace(
+                reading, things=before.things, runs=before.runs, subject=before.subject
+            )
         before = reading
-        if reading.values and len(reading.things) <= CLAUSE_THINGS:
+        # A clause that marks its own subject ("수선 접수는 방문 나흘 전까지 받고") says
+        # which thing its value is of, in a few more nouns.
+        limit = CLAUSE_THINGS * 2 if reading.subject else CLAUSE_THINGS
+        if reading.values and len(reading.things) <= limit:
             found.append(reading)
     return tuple(found)
 
@@ -533,8 +624,11 @@ def _changed_pair(new: str, old: str, *, by_clause: bool = True) -> tuple[Readin
         return a, kind
     if not by_clause:
         return None
-    for x in clauses(new) or (a,):
-        for y in clauses(old) or (read(old),):
+    b = read(old)
+    for x in (*clauses(new), a):
+        for y in (*clauses(old), b):
+            if x is a and y is b:
+                continue  # compared above
             kind = _changed_kind(x, y)
             if kind and kind != "yesno":
                 return x, kind

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from context.budget import prompt_budget
+from context.budget import SUMMARY_MARK_CHARS, prompt_budget
 from context.loading import ContextInputs, PendingMission, RecalledPassage
 from context.rendering import render_context, trim_middle
 from memory.models import MemoryItem
@@ -103,7 +103,8 @@ def test_every_section_keeps_its_cap_and_the_prompt_its_envelope(inputs: Context
         if section.budget is not None:
             assert section.chars <= section.budget, (section.name, section.chars, section.budget)
     assert context.total_chars <= inputs.budget.envelope
-    assert context.section("summary").budget == settings.SUMMARY_BUDGET_CHARS
+    # The summary's cap and the room beside it for the marks of its lines.
+    assert context.section("summary").budget == settings.SUMMARY_BUDGET_CHARS + SUMMARY_MARK_CHARS
     # What is cut says so, in the report and with a marker in the text.
     current = context.section("current")
     if current.trimmed:
@@ -121,7 +122,8 @@ def test_a_summary_a_fold_wrote_fits_its_section_whole(
         "summary"
     )
     assert not section.trimmed and full in section.text
-    assert section.budget == settings.SUMMARY_BUDGET_CHARS
+    assert section.budget == settings.SUMMARY_BUDGET_CHARS + SUMMARY_MARK_CHARS
+    # Nothing later to mark: the summary alone, within its own cap.
     assert section.chars <= settings.SUMMARY_BUDGET_CHARS
 
 

@@ -3,6 +3,7 @@ words come back, labelled "(superseded by #N)" as the summary labels the decisio
 English and in Korean; whether the reversal has been folded into the summary (its
 record) or is still in the detail window (found in the person's words)."""
 
+import re
 from typing import Any
 
 import pytest
@@ -285,3 +286,46 @@ def test_a_summary_line_whose_value_a_later_mission_replaced_says_so(language: s
     assert marked[0].endswith("[#1]")
     # A line no later value replaced stays as it was.
     assert any(line.endswith("[#2]") and "(superseded" not in line for line in lines), lines
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_summary_that_fills_its_budget_still_has_room_for_its_marks(
+    language: str, settings: Any
+) -> None:
+    # The fold fills the summary to its budget: the mark takes the room set aside beside
+    # it, and no line of the summary makes way for it.
+    old, new, question, old_words, value = LATER_VALUE[language]
+    filler = CASES[language]["filler"]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, "Done."
+        if n == 4:
+            return new, "Updated."
+        return filler[0].format(n=n), filler[1] * 80
+
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 14, text=text)
+    summary = RollingSummary.objects.get(session=session)
+    list_item = {"text": old.split(": ", 1)[-1].split(". ", 1)[-1], "missions": [1]}
+    others = [{"text": filler[0].format(n=n), "missions": [n]} for n in (2, 3)]
+    summary.state = {
+        **summary.state,
+        "decisions": [],
+        "constraints": [],
+        "facts": [list_item, *others],
+        "dropped": [],
+    }
+    summary.save(update_fields=["state"])
+    shown = next_context(channel=channel, instruction=question).section("summary").text
+    mark = re.search(r" \(superseded by #4: [^)]*\)", shown)
+    assert mark is not None, shown
+    # Now the summary alone fills its cap to the last char.
+    settings.SUMMARY_BUDGET_CHARS = len(shown) - len(mark.group())
+    section = next_context(channel=channel, instruction=question).section("summary")
+    lines = section.text.splitlines()
+    marked = [line for line in lines if old_words in line]
+    assert marked and "(superseded by #4: " in marked[0] and value in marked[0], lines
+    assert [line for line in lines if line.endswith(("[#2]", "[#3]"))], lines
+    assert not section.trimmed and section.text == shown

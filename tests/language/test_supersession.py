@@ -94,6 +94,23 @@ REVERSED = [
     ),
 ]
 
+# What the statement is about is the same head noun, one of them saying more of it ("야간
+# 시급" of "시급"), whatever else each sentence names around it (issue 43).
+REVERSED += [
+    pytest.param(
+        "공고 올려 주세요. 시급은 9,860원이에요.",
+        "주말 알바 시급은 이번 달부터 10,300원이에요.",
+        "10300",
+        id="ko-the-subject-said-more-fully",
+    ),
+    pytest.param(
+        "Locker rules: the deposit is $20 per key, cash only.",
+        "After two keys went missing, the locker deposit is $35 from today.",
+        "35",
+        id="en-the-subject-said-more-fully",
+    ),
+]
+
 KEPT = [
     pytest.param(
         "이제 원두 1kg 23,500원이에요.",
@@ -143,6 +160,16 @@ KEPT = [
         "Espresso is $3, the flat white $4.50, and cold brew $5.",
         "The cold brew bottles for the market cost $4.80 each.",
         id="en-a-longer-name-is-another-thing",
+    ),
+    pytest.param(
+        "주말 시급은 10,500원이에요.",
+        "평일 시급은 10,000원으로 맞춰 주세요.",
+        id="ko-two-subjects-of-one-head",
+    ),
+    pytest.param(
+        "The kitchen checklist for the weekly review is in the gold folder.",
+        "The printer checklist for the weekly review is in the blue folder.",
+        id="en-a-head-another-noun-qualifies",
     ),
     pytest.param(
         "보름달 뜨는 날 야간 개장을 해요.",
@@ -215,6 +242,22 @@ def test_one_item_of_a_list_changed_marks_the_list_and_retires_nothing(
     # The other items still hold: the list is marked where it is shown, never retired.
     assert not supersedes(new, old)
     assert not changes_value(new, old, by_clause=False)
+
+
+def test_a_clause_that_marks_its_own_subject_is_read_alone() -> None:
+    # Its other clause (the photo) still stands: marked where shown, never retired.
+    old = "수선 접수는 방문 나흘 전까지 받고, 사진은 꼭 첨부해 달라고 해 주세요."
+    new = "손님 불만이 많아서 바지 수선 접수는 이제 하루 전까지만 받을게요."
+    assert changes_value(new, old)
+    assert replacement(new, old) == "하루"
+    assert not changes_value(new, old, by_clause=False)
+
+
+def test_a_subject_another_noun_qualifies_is_only_part_of_the_thing() -> None:
+    # "광고의 예산" and "체험단의 예산": one head, two things.
+    assert not changes_value(
+        "블로그 체험단의 예산은 한 달 20만 원이에요.", "인스타 광고의 예산은 한 달 30만 원이에요."
+    )
 
 
 def test_a_span_of_days_is_one_value_however_it_is_written() -> None:
