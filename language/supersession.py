@@ -36,7 +36,7 @@ from language.statements import (
     topic_words,
 )
 from language.statements import supersedes as statements_supersedes
-from language.values import values_in
+from language.values import MONTH_NAMES, values_in
 
 # Words naming the kind of a value rather than the thing it is of ("the price", "출시일"):
 # a statement that names only these names no thing of its own.
@@ -60,6 +60,7 @@ _NOT_THING = frozenset(
         *("make", "makes", "made", "get", "gets", "got", "put", "set", "cap", "per"),
         *("raised", "raise", "lowered", "lower", "bumped", "today", "week", "month"),
         *("this", "next", "last", "about", "around", "more", "less", "said", "says"),
+        *("till", "until"),
         *("요즘", "이번", "이번주", "다음", "부터", "까지", "다시", "아예", "그냥", "좀"),
     ]
 )
@@ -150,6 +151,8 @@ _BEFORE_COUNT = frozenset(
         *("than", "with", "now", "just", "up", "down", "over", "under", "from", "and", "or"),
     )
 )
+# Words before a number that keep it a value: a count's words and the months of a date.
+_NUMBERED = _BEFORE_COUNT | frozenset(MONTH_NAMES)
 _KINDS_WITH_ORDER = (
     *("amount", "date", "time", "days", "percent", "count", "colour", "name", "yesno"),
 )
@@ -322,7 +325,7 @@ def _ordered_runs(text: str, things: frozenset[str]) -> list[_Run]:
                 before = previous
             run.append(key)
         if run and (not key or stem != token):
-            ending = token[len(stem) :] if key else "" if punctuation else token
+            ending = token[len(stem) :] if key else token
             runs.append(_Run(tuple(run), ending, before, in_clause == 0))
             in_clause += 1
             run = []
@@ -339,34 +342,48 @@ def _runs(text: str, things: frozenset[str]) -> tuple[frozenset[str], ...]:
     return tuple(frozenset(run.words) for run in _ordered_runs(text, things))
 
 
-# What ends the run a statement is about: a Korean topic particle (은/는), else a subject
-# particle (이/가), or an English copula after it ("the deposit is", "the sale will").
+# What ends the run a Korean statement is about: a topic particle (은/는), else a subject
+# particle (이/가).
 _TOPIC_ENDINGS = ("은", "는")
 _SUBJECT_ENDINGS = ("이", "가")
-_COPULAS = frozenset(["is", "are", "was", "were", "will", "stays", "becomes", "s"])
 # Words that open an English noun phrase without naming anything.
 _DETERMINERS = frozenset(["", "the", "our", "a", "an", "this", "that", "their", "my", "your"])
+# What follows an English noun phrase that is no verb: prepositions, conjunctions, the
+# end of its clause ("the checklist for …", "Spring sale: …").
+_NOT_A_VERB = frozenset(
+    [
+        *("", ",", ";", ":", ".", "!", "?", "—", "for", "of", "in", "at", "on", "to", "with"),
+        *("from", "by", "about", "and", "or", "per", "than", "as", "into", "over", "under"),
+        *("after", "before", "till", "until", "between", "without", "within", "like"),
+    ]
+)
 
 
 def _subject(text: str, things: frozenset[str]) -> tuple[str, ...]:
-    """The one run `text` marks as what it is about (Reading.subject), or (). An English
-    subject opens its clause ("After two keys went missing, the locker deposit is …");
-    a run that another word qualifies ("the checklist for the weekly review is",
-    "광고의 예산은") is only part of what the sentence is about."""
+    """The one run `text` marks as what it is about (Reading.subject), or (): in Korean the
+    run its topic (else subject) particle ends, one only; in English the noun phrase that
+    opens a clause before a verb ("After two keys went missing, the locker deposit is …",
+    "The spring sale got pushed …"), else a heading before a colon ("Spring sale: it
+    starts May 9"). A run that another word qualifies ("광고의 예산은", "the checklist for
+    the weekly review is") is only part of what the sentence is about."""
     runs = _ordered_runs(text, things)
-    korean = bool(_HANGUL.search(text))
-    for endings in (_TOPIC_ENDINGS, _SUBJECT_ENDINGS) if korean else (_COPULAS,):
-        marked = [
-            run
-            for run in runs
-            if run.ending in endings and (korean or (run.first and run.before in _DETERMINERS))
-        ]
-        if len(marked) > 1:
-            return ()
-        if marked:
-            qualified = marked[0].before.endswith("의") or marked[0].before in ("of", "for")
-            return () if qualified else marked[0].words
-    return ()
+    if _HANGUL.search(text):
+        for endings in (_TOPIC_ENDINGS, _SUBJECT_ENDINGS):
+            marked = [run for run in runs if run.ending in endings]
+            if len(marked) > 1:
+                return ()
+            if marked:
+                return () if marked[0].before.endswith("의") else marked[0].words
+        return ()
+    opening = [
+        run
+        for run in runs
+        if run.first and run.before in _DETERMINERS and run.ending not in _NOT_A_VERB
+    ]
+    if opening:
+        return opening[0].words if len(opening) == 1 else ()
+    heading = runs[0] if runs and runs[0].ending == ":" and not runs[0].before else None
+    return heading.words if heading else ()
 
 
 def _dropped(text: str) -> dict[str, set[str]]:
@@ -394,9 +411,9 @@ def _values(text: str) -> tuple[dict[str, set[str]], dict[str, str]]:
     for key, written in spans.items():
         add("days", key, written)
     # "Step 2", "part 4", "batch 3": a number named by the word before it is an
-    # identifier, not a count.
+    # identifier, not a count ("May 16" is a date).
     rest = _IDENTIFIER.sub(
-        lambda m: m.group() if m.group(1).split()[0].lower() in _BEFORE_COUNT else m.group(1),
+        lambda m: m.group() if m.group(1).split()[0].lower() in _NUMBERED else m.group(1),
         rest,
     )
     rest = _ORDINAL.sub("", _LABEL_NUMBER.sub(r"\1", rest))
@@ -522,11 +539,18 @@ def _same_head(a: Reading, b: Reading) -> bool:
     ("주말 시급", "평일 시급") are two things; so is a paragraph of many nouns."""
     if not (a.subject and b.subject) or max(len(a.things), len(b.things)) > CLAUSE_THINGS * 4:
         return False
+    if _a_list(a) or _a_list(b):
+        return False  # several prices or dates: a list of things, each item its own
     longer, shorter = (
         (a.subject, b.subject) if len(a.subject) >= len(b.subject) else (b.subject, a.subject)
     )
     tail = longer[len(longer) - len(shorter) :]
     return all(_same_word(x, y) for x, y in zip(tail, shorter, strict=True))
+
+
+def _a_list(reading: Reading) -> bool:
+    """Whether a reading gives several values of one kind (times aside: "from 9 till 3")."""
+    return any(len(keys) > 1 for kind, keys in reading.values.items() if kind != "time")
 
 
 def same_subject(new: str, old: str) -> bool:

@@ -104,6 +104,15 @@ REVERSED += [
         id="ko-the-subject-said-more-fully",
     ),
     pytest.param(
+        "The open day is on June 6.", "The open day got moved to June 13.", "06-13", id="en-month"
+    ),
+    pytest.param(
+        "Team offsite: it runs on June 6 at the lake house.",
+        "Heads up, the team offsite got pushed to June 20.",
+        "06-20",
+        id="en-a-heading-names-the-subject",
+    ),
+    pytest.param(
         "Locker rules: the deposit is $20 per key, cash only.",
         "After two keys went missing, the locker deposit is $35 from today.",
         "35",
@@ -165,6 +174,11 @@ KEPT = [
         "주말 시급은 10,500원이에요.",
         "평일 시급은 10,000원으로 맞춰 주세요.",
         id="ko-two-subjects-of-one-head",
+    ),
+    pytest.param(
+        "The checklist for the weekly review is in the gold folder.",
+        "The checklist for the monthly review is in the blue folder.",
+        id="en-one-head-two-things-after-it",
     ),
     pytest.param(
         "The kitchen checklist for the weekly review is in the gold folder.",
@@ -229,6 +243,12 @@ LIST_ITEMS = [
         "The flat white is $4.80 from Monday.",
         "4.8",
         id="en",
+    ),
+    pytest.param(
+        "Opening hours: weekdays 8 till 7, Sundays 10 till 4pm.",
+        "Sundays we close at 3pm from now on, it's been dead after three.",
+        "3pm",
+        id="en-one-day-of-the-opening-hours",
     ),
 ]
 
