@@ -366,15 +366,9 @@ def _subject(text: str, things: frozenset[str]) -> tuple[str, ...]:
     "The spring sale got pushed …"), else a heading before a colon ("Spring sale: it
     starts May 9"). A run that another word qualifies ("광고의 예산은", "the checklist for
     the weekly review is") is only part of what the sentence is about."""
-    runs = _ordered_runs(text, things)
     if _HANGUL.search(text):
-        for endings in (_TOPIC_ENDINGS, _SUBJECT_ENDINGS):
-            marked = [run for run in runs if run.ending in endings]
-            if len(marked) > 1:
-                return ()
-            if marked:
-                return () if marked[0].before.endswith("의") else marked[0].words
-        return ()
+        return _korean_subject(text)
+    runs = _ordered_runs(text, things)
     opening = [
         run
         for run in runs
@@ -384,6 +378,39 @@ def _subject(text: str, things: frozenset[str]) -> tuple[str, ...]:
         return opening[0].words if len(opening) == 1 else ()
     heading = runs[0] if runs and runs[0].ending == ":" and not runs[0].before else None
     return heading.words if heading else ()
+
+
+def _korean_subject(text: str) -> tuple[str, ...]:
+    """The words a Korean statement's one topic particle (else subject particle) ends,
+    with the bare words before it: all of them, known nouns or not ("사물함 주간
+    체크리스트는"); () for none, for several, or for one a genitive qualifies."""
+    tokens = re.findall(r"\w+|[,;:.!?—]", text.lower())
+    for endings in (_TOPIC_ENDINGS, _SUBJECT_ENDINGS):
+        marked = []
+        for index, token in enumerate(tokens):
+            stem = _strip_korean(token) if _HANGUL.search(token) else token
+            if stem == token or token[len(stem) :] not in endings or stem.isdigit():
+                continue
+            words = [stem]
+            before = index - 1
+            while before >= 0 and len(words) < _SUBJECT_WORDS:
+                word = tokens[before]
+                bare = word[0].isalpha() and _strip_korean(word) == word
+                if not bare or word in _NOT_THING or _KO_PREDICATE_END.search(word):
+                    break
+                words.insert(0, word)
+                before -= 1
+            qualified = before >= 0 and tokens[before].endswith("의") and tokens[before] != "의"
+            marked.append(() if qualified else tuple(words))
+        if len(marked) > 1:
+            return ()
+        if marked:
+            return marked[0]
+    return ()
+
+
+# The words of a subject, at most (a longer run of bare words is a list or a title).
+_SUBJECT_WORDS = 5
 
 
 def _dropped(text: str) -> dict[str, set[str]]:
@@ -501,7 +528,7 @@ def _matched(words: frozenset[str], other: frozenset[str]) -> set[str]:
     return found
 
 
-def _shares_a_thing(a: Reading, b: Reading) -> bool:
+def _shares_a_thing(a: Reading, b: Reading, *, heads: bool = True) -> bool:
     """Whether `a` (the newer statement) and `b` name one thing."""
     in_b = _matched(a.things, b.things)
     shared = len(in_b)
@@ -511,7 +538,7 @@ def _shares_a_thing(a: Reading, b: Reading) -> bool:
     # weekly review", "the kitchen checklist for the weekly review").
     own_a = a.things - in_b
     own_b = b.things - _matched(b.things, a.things)
-    if shared and _same_head(a, b):
+    if shared and heads and _same_head(a, b):
         return True
     if not shared or (own_a and own_b):
         return False
@@ -537,7 +564,7 @@ def _same_head(a: Reading, b: Reading) -> bool:
     파트 시급은 11,000원으로", "the deposit is £150" and "the hire deposit is now £200"),
     whatever else each sentence names around it. Two heads told apart by their first words
     ("주말 시급", "평일 시급") are two things; so is a paragraph of many nouns."""
-    if not (a.subject and b.subject) or max(len(a.things), len(b.things)) > CLAUSE_THINGS * 4:
+    if not (a.subject and b.subject) or max(len(a.things), len(b.things)) > CLAUSE_THINGS * 6:
         return False
     if _a_list(a) or _a_list(b):
         return False  # several prices or dates: a list of things, each item its own
@@ -563,9 +590,9 @@ def same_subject(new: str, old: str) -> bool:
     return _same_subject(read(new), read(old))
 
 
-def _same_subject(a: Reading, b: Reading) -> bool:
+def _same_subject(a: Reading, b: Reading, *, heads: bool = True) -> bool:
     if a.things and b.things:
-        return _shares_a_thing(a, b)
+        return _shares_a_thing(a, b, heads=heads)
     if a.things:
         return b.changes
     if b.things:
@@ -624,7 +651,7 @@ def _value_changed(a: Reading, b: Reading) -> str:
     return ""
 
 
-def _changed_kind(a: Reading, b: Reading) -> str:
+def _changed_kind(a: Reading, b: Reading, *, heads: bool = True) -> str:
     """The kind of value on which reading `a` replaces reading `b` of the same thing ("" for
     none)."""
     kind = _value_changed(a, b)
@@ -634,7 +661,7 @@ def _changed_kind(a: Reading, b: Reading) -> str:
         return ""  # "no" about nothing named is no reversal of anything
     if kind != "name" and a.values.get("name", frozenset()) & b.values.get("name", frozenset()):
         return kind  # one product, person or place named by both ("Glow Serum … 35,000원")
-    return kind if _same_subject(a, b) else ""
+    return kind if _same_subject(a, b, heads=heads) else ""
 
 
 def _changed_pair(new: str, old: str, *, by_clause: bool = True) -> tuple[Reading, str] | None:
@@ -643,7 +670,10 @@ def _changed_pair(new: str, old: str, *, by_clause: bool = True) -> tuple[Readin
     if normalize(new) == normalize(old) or is_question(new) or is_question(old):
         return None
     a = read(new)
-    kind = _changed_kind(a, read(old))
+    # What retires a statement (not `by_clause`) takes its subject's head for the whole of
+    # it only when it is one clause: "the deposit is £150, ID required, helmets free" is
+    # marked where shown when the deposit changes, and its other rules stand.
+    kind = _changed_kind(a, read(old), heads=by_clause or not clauses(old))
     if kind:
         return a, kind
     if not by_clause:

@@ -113,7 +113,7 @@ REVERSED += [
         id="en-a-heading-names-the-subject",
     ),
     pytest.param(
-        "Locker rules: the deposit is $20 per key, cash only.",
+        "The deposit is $20 per key.",
         "After two keys went missing, the locker deposit is $35 from today.",
         "35",
         id="en-the-subject-said-more-fully",
@@ -249,6 +249,14 @@ LIST_ITEMS = [
         "Sundays we close at 3pm from now on, it's been dead after three.",
         "3pm",
         id="en-one-day-of-the-opening-hours",
+    ),
+    # The subject's head, in a sentence of other rules: marked, and the rules stand.
+    pytest.param(
+        "Locker rules: the deposit is $20 per key, ID required, and towels are free with "
+        "every booking.",
+        "After two keys went missing, the locker deposit is $35 from today.",
+        "35",
+        id="en-the-subject-among-other-rules",
     ),
 ]
 
