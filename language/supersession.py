@@ -233,23 +233,34 @@ def _times(text: str) -> tuple[dict[str, str], str]:
 
 def _latin_in_korean(text: str) -> set[str]:
     """Capitalised Latin words in a Korean sentence: brand, vendor and product names
-    ("Lotte", "Glow Serum", "CJ대한통운")."""
+    ("Lotte", "Glow Serum", "CJ대한통운"); not one that opens an English noun phrase of
+    lower-case words ("Packaging box는", "Mug wholesale price"): a capital there is the
+    sentence's, not a name's."""
     if not _HANGUL.search(text):
         return set()
     return {
-        m.group().lower().rstrip(".") for m in _LATIN_WORD.finditer(text) if m.group()[0].isupper()
+        m.group().lower().rstrip(".")
+        for m in _LATIN_WORD.finditer(text)
+        if m.group()[0].isupper() and not _opens_a_phrase(text, m.end())
     }
 
 
+def _opens_a_phrase(text: str, end: int) -> bool:
+    """Whether a lower-case Latin word follows the word ending at `end`."""
+    after = _LATIN_WORD.match(text, end + 1) if text[end : end + 1] == " " else None
+    return after is not None and after.group()[0].islower()
+
+
 def _latin_things(text: str) -> frozenset[str]:
-    """Lower-case Latin words of a Korean sentence name its thing too ("뉴스레터
-    newsletter", "cupping 클래스")."""
+    """The other Latin words of a Korean sentence name its thing ("뉴스레터 newsletter",
+    "cupping 클래스", "Packaging box")."""
     if not _HANGUL.search(text):
         return frozenset()
     return frozenset(
-        m.group().lower()
+        _singular(m.group().lower())
         for m in _LATIN_WORD.finditer(text)
-        if m.group()[0].islower() and m.group().lower() not in _KIND_WORDS | _NOT_THING
+        if (m.group()[0].islower() or _opens_a_phrase(text, m.end()))
+        and m.group().lower() not in _KIND_WORDS | _NOT_THING
     )
 
 
@@ -287,7 +298,7 @@ def _thing_words(text: str, values: set[str]) -> frozenset[str]:
             continue
         if word in _COLOURS or not word.isalpha():
             continue
-        things.add(word[:-1] if len(word) > 4 and word.endswith("s") else word)
+        things.add(_singular(word))
     return frozenset(things)
 
 
@@ -360,6 +371,15 @@ _NOT_A_VERB = frozenset(
 
 
 def _subject(text: str, things: frozenset[str]) -> tuple[str, ...]:
+    """The run `text` is about (`_marked_subject`), less the words after it that name the
+    kind of its value ("소금빵 가격은" is about 소금빵, "the box colour is" about the box)."""
+    subject = _marked_subject(text, things)
+    while len(subject) > 1 and subject[-1] in _KIND_WORDS:
+        subject = subject[:-1]
+    return subject
+
+
+def _marked_subject(text: str, things: frozenset[str]) -> tuple[str, ...]:
     """The one run `text` marks as what it is about (Reading.subject), or (): in Korean the
     run its topic (else subject) particle ends, one only; in English the noun phrase that
     opens a clause before a verb ("After two keys went missing, the locker deposit is …",
@@ -391,14 +411,14 @@ def _korean_subject(text: str) -> tuple[str, ...]:
             stem = _strip_korean(token) if _HANGUL.search(token) else token
             if stem == token or token[len(stem) :] not in endings or stem.isdigit():
                 continue
-            words = [stem]
+            words = [_singular(stem)]
             before = index - 1
             while before >= 0 and len(words) < _SUBJECT_WORDS:
                 word = tokens[before]
                 bare = word[0].isalpha() and _strip_korean(word) == word
                 if not bare or word in _NOT_THING or _KO_PREDICATE_END.search(word):
                     break
-                words.insert(0, word)
+                words.insert(0, _singular(word))
                 before -= 1
             qualified = before >= 0 and tokens[before].endswith("의") and tokens[before] != "의"
             marked.append(() if qualified else tuple(words))
@@ -407,6 +427,11 @@ def _korean_subject(text: str) -> tuple[str, ...]:
         if marked:
             return marked[0]
     return ()
+
+
+def _singular(word: str) -> str:
+    """An English plural as its singular, as the thing nouns are ("boxes" → "box")."""
+    return word[:-1] if word.isascii() and len(word) > 4 and word.endswith("s") else word
 
 
 # The words of a subject, at most (a longer run of bare words is a list or a title).
@@ -479,6 +504,10 @@ def _reading(text: str, dropped: dict[str, set[str]]) -> Reading:
     value_words = {w for keys in values.values() for w in keys}
     value_words |= {w.lower() for written in shown.values() for w in written.split()}
     things = _thing_words(text, value_words) | _latin_things(text)
+    subject = _subject(text, things)
+    # A name that is the statement's subject ("Glaze는 계속 Mayco 걸로") is its thing as
+    # well as a name it gives (two statements naming it share it either way).
+    things |= current.get("name", frozenset()) & set(subject)
     return Reading(
         things=things,
         values=current,
@@ -489,7 +518,7 @@ def _reading(text: str, dropped: dict[str, set[str]]) -> Reading:
         },
         changes=bool(_CHANGE_CUE.search(text)),
         runs=_runs(text, things),
-        subject=_subject(text, things),
+        subject=subject,
     )
 
 
@@ -648,6 +677,8 @@ def _value_changed(a: Reading, b: Reading) -> str:
                 continue
             if not a.values[key] & b.values[key]:
                 return key
+            if kind == "name" and a.values[key] - b.values[key] and b.values[key] - a.values[key]:
+                return key  # a name both give is their subject; each gives another
     return ""
 
 

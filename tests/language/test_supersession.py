@@ -120,6 +120,23 @@ REVERSED += [
     ),
 ]
 
+# Korean with English words in it: a name that is the subject is no value it gives, and
+# a capital that opens an English phrase is the sentence's, not a name's.
+REVERSED += [
+    pytest.param(
+        "Clay는 계속 Laguna 걸로 주문할게요.",
+        "Clay는 이제 Standard 걸로 주문해요.",
+        "standard",
+        id="mixed-a-named-subject-and-another-name",
+    ),
+    pytest.param(
+        "Sample boxes는 50개씩 보내요.",
+        "The sample boxes go out in batches of 80 now.",
+        "80",
+        id="mixed-a-capital-opening-an-english-phrase",
+    ),
+]
+
 KEPT = [
     pytest.param(
         "이제 원두 1kg 23,500원이에요.",
@@ -279,6 +296,13 @@ def test_a_clause_that_marks_its_own_subject_is_read_alone() -> None:
     assert changes_value(new, old)
     assert replacement(new, old) == "하루"
     assert not changes_value(new, old, by_clause=False)
+
+
+def test_the_same_names_again_give_no_other_value() -> None:
+    assert not changes_value(
+        "Clay는 Laguna 걸로 계속 주문해 주세요, 배송이 빨라요.",
+        "Clay는 계속 Laguna 걸로 주문할게요.",
+    )
 
 
 def test_a_subject_another_noun_qualifies_is_only_part_of_the_thing() -> None:
