@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from context.superseded import Superseded, reversals, superseded_by
+from office.models import Channel
 from summaries.models import RollingSummary
 from summaries.render import Ref
 from tests.factories import add_finished_missions, dm_channel, make_office, next_context
@@ -251,9 +252,10 @@ def test_a_later_value_of_another_item_of_the_list_marks_nothing(language: str) 
     assert "(superseded" not in line
 
 
-@pytest.mark.parametrize("language", ["en", "ko"])
-def test_a_summary_line_whose_value_a_later_mission_replaced_says_so(language: str) -> None:
-    old, new, question, old_words, value = LATER_VALUE[language]
+def _summary_keeping_the_list(language: str, others: tuple[int, ...]) -> Channel:
+    """A channel of 14 missions whose summary kept the list of #1 (and the fillers
+    `others`) and not #4, the mission that changed one of its items."""
+    old, new, _, _, _ = LATER_VALUE[language]
     filler = CASES[language]["filler"]
 
     def text(n: int) -> tuple[str, str]:
@@ -267,18 +269,23 @@ def test_a_summary_line_whose_value_a_later_mission_replaced_says_so(language: s
     channel = dm_channel(make_office())
     session = channel.sessions.get()
     add_finished_missions(session, 14, text=text)
-    # The summary kept the list and not the mission that changed one of its items.
     summary = RollingSummary.objects.get(session=session)
     list_item = {"text": old.split(": ", 1)[-1].split(". ", 1)[-1], "missions": [1]}
-    other = {"text": filler[0].format(n=2), "missions": [2]}
     summary.state = {
         **summary.state,
         "decisions": [],
         "constraints": [],
-        "facts": [list_item, other],
+        "facts": [list_item, *({"text": filler[0].format(n=n), "missions": [n]} for n in others)],
         "dropped": [],
     }
     summary.save(update_fields=["state"])
+    return channel
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_summary_line_whose_value_a_later_mission_replaced_says_so(language: str) -> None:
+    _, _, question, old_words, value = LATER_VALUE[language]
+    channel = _summary_keeping_the_list(language, (2,))
     context = next_context(channel=channel, instruction=question)
     lines = context.section("summary").text.splitlines()
     marked = [line for line in lines if old_words in line]
@@ -294,30 +301,8 @@ def test_a_summary_that_fills_its_budget_still_has_room_for_its_marks(
 ) -> None:
     # The fold fills the summary to its budget: the mark takes the room set aside beside
     # it, and no line of the summary makes way for it.
-    old, new, question, old_words, value = LATER_VALUE[language]
-    filler = CASES[language]["filler"]
-
-    def text(n: int) -> tuple[str, str]:
-        if n == 1:
-            return old, "Done."
-        if n == 4:
-            return new, "Updated."
-        return filler[0].format(n=n), filler[1] * 80
-
-    channel = dm_channel(make_office())
-    session = channel.sessions.get()
-    add_finished_missions(session, 14, text=text)
-    summary = RollingSummary.objects.get(session=session)
-    list_item = {"text": old.split(": ", 1)[-1].split(". ", 1)[-1], "missions": [1]}
-    others = [{"text": filler[0].format(n=n), "missions": [n]} for n in (2, 3)]
-    summary.state = {
-        **summary.state,
-        "decisions": [],
-        "constraints": [],
-        "facts": [list_item, *others],
-        "dropped": [],
-    }
-    summary.save(update_fields=["state"])
+    _, _, question, old_words, value = LATER_VALUE[language]
+    channel = _summary_keeping_the_list(language, (2, 3))
     shown = next_context(channel=channel, instruction=question).section("summary").text
     mark = re.search(r" \(superseded by #4: [^)]*\)", shown)
     assert mark is not None, shown
