@@ -4,7 +4,8 @@ bench/transcripts/data/): all by code, on the text a prompt holds and the rows t
 wrote.
 
 - A reversed value shown unmarked: the old value on a prompt line that neither carries a
-  supersession mark nor names the new value (the line that reverses it names both).
+  supersession mark nor names the new value (the line that reverses it names both); and
+  the other way round, the current value on a line marked replaced (a wrong mark).
 - Rules and decisions made from pasted material: memory items (rule, decision, preference)
   and summary decisions and constraints whose words lie inside a paste.
 - Rules in force: the person's own rules, by a key phrase, in the system section.
@@ -38,6 +39,25 @@ def unmarked_old(text: str, *, old: str, new: str) -> list[str]:
         if any(mark in folded for mark in MARKS):
             continue
         found.append(line.strip()[:160])
+    return found
+
+
+# A mark as the product writes it, with the value it names.
+_MARK = re.compile(r"\((?:superseded by|대체됨)[^)]*\)", re.IGNORECASE)
+
+
+def marked_current(text: str, *, old: str, new: str) -> list[str]:
+    """The lines of `text` that state `new` (the current value) and carry a mark that it
+    was replaced: a wrong mark, unless the line also states `old` (a line that reverses
+    names both)."""
+    folded_old, folded_new = old.casefold(), new.casefold()
+    found = []
+    for line in text.splitlines():
+        if not _MARK.search(line):
+            continue
+        said = _MARK.sub("", line).casefold()
+        if folded_new in said and folded_old not in said:
+            found.append(line.strip()[:160])
     return found
 
 
@@ -148,6 +168,7 @@ def question_checks(
         entry["unmarked"] = {
             name: unmarked_old(text, old=old, new=new)[:3] for name, text in texts.items()
         }
+        entry["current_marked"] = marked_current(texts["product"], old=old, new=new)[:3]
         product = texts["product"].casefold()
         entry["old_only"] = old.casefold() in product and new.casefold() not in product
     return entry

@@ -208,7 +208,8 @@ MEANING_HEADER = (
     "questions",
     "answer present: product / plain / newest",
     "held-out / paraphrased",
-    "current-value qs: reversed value unmarked (product / plain / newest); old only",
+    "current-value qs: reversed value unmarked (product / plain / newest); old only; "
+    "current value marked replaced",
     "from pastes: memory rules+decisions / summary decisions+constraints",
     "person rules in every system section",
     "summary fact retention",
@@ -259,7 +260,8 @@ def _meaning_rows(records: list[dict[str, Any]]) -> list[tuple[object, ...]]:
                 f"{_count(held)} / {_count(para)}",
                 f"{len(current)}: {unmarked['product']} ({_pct(unmarked_share)}) / "
                 f"{unmarked['plain']} / {unmarked['newest']}; "
-                f"{sum(1 for q in current if q['old_only'])}",
+                f"{sum(1 for q in current if q['old_only'])}; "
+                f"{sum(1 for q in current if q.get('current_marked'))}",
                 f"{len(m['pasted_memory'])} / {len(m['pasted_summary'])}",
                 f"{in_force}/{m['person_rules']}",
                 f"{len(m['summary_kept'])}/{folded} {retained}",

@@ -202,10 +202,11 @@ class Reading:
     # The thing nouns as the text groups them: runs of adjacent nouns ("launch party
     # venue", "주말 파트 시급"), a Korean particle ending one ("버터값이 … 소금빵 가격").
     runs: tuple[frozenset[str], ...] = ()
-    # The run the statement is about, in order ("주말 파트 시급" of "주말 파트 시급은
-    # 11,000원으로…", "hire deposit" of "the hire deposit is £200"): the one run a topic
-    # or subject particle ends in Korean, or the one before a copula in English; empty
-    # when there is none or more than one (a list: "소금빵은 …, 크루아상은 …").
+    # What the statement is about, in order ("주말 파트 시급" of "주말 파트 시급은
+    # 11,000원으로…", "hire deposit" of "the hire deposit is £200"): the words its one
+    # topic or subject particle ends in Korean, the noun phrase opening a clause before a
+    # verb in English (`_subject`); empty when there is none or more than one (a list:
+    # "소금빵은 …, 크루아상은 …").
     subject: tuple[str, ...] = ()
 
 
@@ -322,15 +323,9 @@ def _ordered_runs(text: str, things: frozenset[str]) -> list[_Run]:
     for token in re.findall(r"\w+|[,;:.!?—]", text.lower()):
         punctuation = not token[0].isalnum() and token[0] != "_"
         stem = token if punctuation or not _HANGUL.search(token) else _strip_korean(token)
-        key = (
-            ""
-            if punctuation
-            else stem
-            if stem in things
-            else stem[:-1]
-            if stem[:-1] in things
-            else ""
-        )
+        key = ""
+        if not punctuation:
+            key = stem if stem in things else stem[:-1] if stem[:-1] in things else ""
         if key:
             if not run:
                 before = previous

@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
+from bench.retention_meaning import marked_current
 from bench.retention_report import MEANING_HEADER, _meaning_rows, tables
 
 
-def _question(hit: bool, *, plain: bool = False, unmarked: bool | None = None) -> dict[str, Any]:
+def _question(
+    hit: bool, *, plain: bool = False, unmarked: bool | None = None, wrong_mark: bool = False
+) -> dict[str, Any]:
     question: dict[str, Any] = {
         "fact": "f",
         "kind": "paraphrased",
@@ -28,6 +31,7 @@ def _question(hit: bool, *, plain: bool = False, unmarked: bool | None = None) -
         lines = ["- 소금빵 3,500원"] if unmarked else []
         question["unmarked"] = {"product": lines, "plain": lines, "newest": []}
         question["old_only"] = False
+        question["current_marked"] = ["- 소금빵 3,800원 (superseded by #9)"] if wrong_mark else []
     return question
 
 
@@ -62,7 +66,7 @@ def test_a_conversation_that_meets_every_target_passes() -> None:
     assert row[0] == "bakery_ko"
     assert row[1] == 20
     assert row[2] == "1.00 / 0.00 / 0.00"
-    assert row[4] == "20: 0 (0%) / 0 / 0; 0"
+    assert row[4] == "20: 0 (0%) / 0 / 0; 0; 0"
     assert row[6] == "1/2"
     assert row[7] == "1/2 50%"
     assert row[-1] == "PASS"
@@ -97,3 +101,24 @@ def test_the_project_transcripts_get_no_meaning_table() -> None:
     results = [{"vendor": "sqlite", "transcripts": [_record(_good())]}]
     meaning = [t for t in tables(results) if t.title.startswith("Meaning")]
     assert len(meaning) == 1 and meaning[0].rows[0] == MEANING_HEADER
+
+
+def test_the_current_value_marked_replaced_is_counted() -> None:
+    questions = [_question(True, unmarked=False, wrong_mark=True), *_good()[1:]]
+    (row,) = _meaning_rows([_record(questions)])
+    assert row[4] == "20: 0 (0%) / 0 / 0; 0; 1"
+
+
+def test_a_wrong_mark_is_a_mark_on_the_current_value_alone() -> None:
+    text = "\n".join(
+        [
+            "- 소금빵은 3,500원 (superseded by #47: 3,800원) [#4]",  # the old value: right
+            "- 소금빵 가격 올렸어요, 이제 3,800원이에요. (superseded by #60: 크루아상) [#47]",
+            "- 소금빵 3,500원에서 3,800원으로 (superseded by #60) [#47]",  # names both
+            "- 이제 3,800원이에요. [#47]",  # no mark
+        ]
+    )
+    found = marked_current(text, old="3,500원", new="3,800원")
+    assert found == [
+        "- 소금빵 가격 올렸어요, 이제 3,800원이에요. (superseded by #60: 크루아상) [#47]"
+    ]
