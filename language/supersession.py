@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from language import meaning
+from language.analysis import is_noun
 from language.statements import (
     _HANGUL,
     _strip_korean,
@@ -208,6 +210,9 @@ class Reading:
     # verb in English (`_subject`); empty when there is none or more than one (a list:
     # "소금빵은 …, 크루아상은 …").
     subject: tuple[str, ...] = ()
+    # The subject as written, its kind words kept ("shipping fee", "출시일"): what
+    # `_same_across_languages` compares by meaning.
+    said_about: tuple[str, ...] = ()
 
 
 def _times(text: str) -> tuple[dict[str, str], str]:
@@ -293,8 +298,10 @@ def _thing_words(text: str, values: set[str]) -> frozenset[str]:
         if word in values or word in _KIND_WORDS or word in _NOT_THING:
             continue
         if _HANGUL.search(word):
-            if _KO_PREDICATE_END.search(word) or word in _COLOURS or word.endswith("색"):
+            if word in _COLOURS or word.endswith("색"):
                 continue
+            if _KO_PREDICATE_END.search(word) and not is_noun(word):
+                continue  # "올렸어요", "가고"; not "광고", "로고"
             things.add(word)
             continue
         if word in _COLOURS or not word.isalpha():
@@ -365,10 +372,9 @@ _NOT_A_VERB = frozenset(
 )
 
 
-def _subject(text: str, things: frozenset[str]) -> tuple[str, ...]:
-    """The run `text` is about (`_marked_subject`), less the words after it that name the
-    kind of its value ("소금빵 가격은" is about 소금빵, "the box colour is" about the box)."""
-    subject = _marked_subject(text, things)
+def _without_kind(subject: tuple[str, ...]) -> tuple[str, ...]:
+    """A subject (`_marked_subject`) less the words after it that name the kind of its
+    value ("소금빵 가격은" is about 소금빵, "the box colour is" about the box)."""
     while len(subject) > 1 and subject[-1] in _KIND_WORDS:
         subject = subject[:-1]
     return subject
@@ -411,7 +417,8 @@ def _korean_subject(text: str) -> tuple[str, ...]:
             while before >= 0 and len(words) < _SUBJECT_WORDS:
                 word = tokens[before]
                 bare = word[0].isalpha() and _strip_korean(word) == word
-                if not bare or word in _NOT_THING or _KO_PREDICATE_END.search(word):
+                ends_a_predicate = _KO_PREDICATE_END.search(word) and not is_noun(word)
+                if not bare or word in _NOT_THING or ends_a_predicate:
                     break
                 words.insert(0, _singular(word))
                 before -= 1
@@ -499,7 +506,8 @@ def _reading(text: str, dropped: dict[str, set[str]]) -> Reading:
     value_words = {w for keys in values.values() for w in keys}
     value_words |= {w.lower() for written in shown.values() for w in written.split()}
     things = _thing_words(text, value_words) | _latin_things(text)
-    subject = _subject(text, things)
+    subject = _without_kind(_marked_subject(text, things))
+    said_about = _marked_subject(text, things | _KIND_WORDS) if subject else ()
     # A name that is the statement's subject ("Glaze는 계속 Mayco 걸로") is its thing as
     # well as a name it gives (two statements naming it share it either way).
     things |= current.get("name", frozenset()) & set(subject)
@@ -514,6 +522,7 @@ def _reading(text: str, dropped: dict[str, set[str]]) -> Reading:
         changes=bool(_CHANGE_CUE.search(text)),
         runs=_runs(text, things),
         subject=subject,
+        said_about=said_about,
     )
 
 
@@ -616,12 +625,27 @@ def same_subject(new: str, old: str) -> bool:
 
 def _same_subject(a: Reading, b: Reading, *, heads: bool = True) -> bool:
     if a.things and b.things:
-        return _shares_a_thing(a, b, heads=heads)
+        if _matched(a.things, b.things):
+            return _shares_a_thing(a, b, heads=heads)
+        return _same_across_languages(a, b)
     if a.things:
         return b.changes
     if b.things:
         return a.changes
     return a.changes or b.changes
+
+
+def _same_across_languages(a: Reading, b: Reading) -> bool:
+    """Whether two statements that share no word are about one thing said in two languages
+    ("The shipping fee is $5" and "배송비는 이제 7달러"): where words cannot be compared,
+    their subjects are, by meaning (language.meaning.same_thing). Two subjects in one
+    script that share no word are two things ("포장비", "배송비")."""
+    if not (a.said_about and b.said_about):
+        return False
+    x, y = " ".join(a.said_about), " ".join(b.said_about)
+    if bool(_HANGUL.search(x)) == bool(_HANGUL.search(y)):
+        return False
+    return meaning.same_thing(x, y)
 
 
 # Where a sentence's clauses part: a comma, semicolon or ideographic comma before a space

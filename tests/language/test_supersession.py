@@ -7,6 +7,7 @@ Each pair is plainly about one thing or plainly about two, so the cases hold whe
 subject is decided by words (the fallback) or by meaning (`same_subject`)."""
 
 import pytest
+from django.test import override_settings
 
 from language.supersession import changes_value, replacement, same_subject, supersedes
 
@@ -319,3 +320,51 @@ def test_a_span_of_days_is_one_value_however_it_is_written() -> None:
     )
     assert not changes_value("Refunds take 14 days.", "Refunds take 2 weeks.")
     assert changes_value("Refunds take 10 days.", "Refunds take 2 weeks.")
+
+
+# A subject said in one language and changed in the other: words cannot be compared, so
+# meaning decides (language.meaning.same_thing on the two subjects, not the sentences).
+ACROSS_LANGUAGES = [
+    pytest.param("The shipping fee is $5 per order.", "배송비는 이제 7달러로 올려요.", id="fee"),
+    pytest.param("Launch date is May 3.", "출시일은 5월 17일로 미뤘어요.", id="date"),
+    pytest.param(
+        "Our photographer is Mina Park.", "촬영 작가는 Jisoo Han 님으로 바꿨어요.", id="name"
+    ),
+    pytest.param("Minimum order is 50 units.", "최소 주문 수량은 100개로 올렸어요.", id="count"),
+    pytest.param("로고 색은 남색이에요.", "The logo colour is green now.", id="colour-ko-first"),
+]
+# The same kind of value of another thing, in the other language.
+ANOTHER_THING_ACROSS_LANGUAGES = [
+    pytest.param("The shipping fee is $5 per order.", "포장비는 3달러예요.", id="fee"),
+    pytest.param("Launch date is May 3.", "마감일은 5월 17일이에요.", id="date"),
+    pytest.param("Our photographer is Mina Park.", "디자이너는 Jisoo Han 님이에요.", id="name"),
+    pytest.param("Minimum order is 50 units.", "샘플 수량은 100개예요.", id="count"),
+    pytest.param(
+        "광고 예산은 한 달 50만 원이에요.", "The interior budget is 8,000,000 won.", id="budget"
+    ),
+    pytest.param("The vase wholesale price is $30.", "접시 도매가는 22달러예요.", id="price"),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), ACROSS_LANGUAGES)
+def test_a_subject_changed_in_the_other_language_is_replaced(old: str, new: str) -> None:
+    assert changes_value(new, old)
+    assert supersedes(new, old)
+
+
+@pytest.mark.parametrize(("old", "new"), ANOTHER_THING_ACROSS_LANGUAGES)
+def test_another_thing_in_the_other_language_replaces_nothing(old: str, new: str) -> None:
+    assert not changes_value(new, old)
+
+
+@override_settings(MEANING_MODEL="off")
+def test_without_the_meaning_layer_two_languages_share_no_subject() -> None:
+    assert not changes_value("택배비는 이제 9달러예요.", "The delivery fee is $6 per order.")
+
+
+def test_a_korean_noun_that_ends_like_a_verb_still_qualifies_its_subject() -> None:
+    # "광고" ends in 고 as "가고" does; it is a noun, so "광고 예산" is not every budget.
+    assert not changes_value("인테리어 예산은 800만 원이에요.", "광고 예산은 한 달 50만 원이에요.")
+    assert changes_value(
+        "광고 예산은 이제 한 달 80만 원이에요.", "광고 예산은 한 달 50만 원이에요."
+    )
