@@ -251,6 +251,28 @@ def _is_noun(analyser_in_use: str, word: str) -> bool:
     return bool(tags) and all(tag.startswith(("NN", "NR", "XSN")) for tag in tags)
 
 
+# Connective endings after which a Korean sentence goes on with another clause: reason,
+# sequence, background, contrast ("늦어져서", "금요일이라서", "보내는데", "좋지만").
+_CLAUSE_ENDINGS = frozenset(
+    ["어서", "아서", "라서", "서", "니까", "으니까", "는데", "ᆫ데", "은데", "지만"]
+)
+
+
+def ends_a_clause(word: str) -> bool:
+    """Whether a Hangul word ends its clause with a connective ending (the analyser's last
+    morpheme: "늦어져서" is 늦 + 어 + 지 + 어서), not a noun that ends alike ("보고서").
+    Never with the "rules" analyser."""
+    return _ends_a_clause(analyser(), word)
+
+
+@lru_cache(maxsize=20_000)
+def _ends_a_clause(analyser_in_use: str, word: str) -> bool:
+    if analyser_in_use != "kiwi" or not _kiwi_reads(word):
+        return False
+    tokens = _kiwi().tokenize(word)
+    return bool(tokens) and tokens[-1].tag == "EC" and tokens[-1].form in _CLAUSE_ENDINGS
+
+
 def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
     """The text with the spans written as spaces (offsets kept)."""
     if not spans:

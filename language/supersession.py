@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from language import meaning
-from language.analysis import is_noun
+from language.analysis import ends_a_clause, is_noun
 from language.statements import (
     _HANGUL,
     _strip_korean,
@@ -139,7 +139,9 @@ _NAME_VERBS = (
     "took|shoots|signs|leads|runs|owns|does|did|wants|asked|agreed|confirmed|sent|told"
 )
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.&'-]{1,30}")
-_IDENTIFIER = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,20}\s+)\d{1,6}(?![\d%]|[,.:/]\d)")
+_IDENTIFIER = re.compile(
+    r"(?<![A-Za-z])([A-Za-z]{2,20}\s+)\d{1,6}(?![\d%]|[,.:/]\d|\s?(?:[월년시분원만천억]|달러))"
+)
 # "작업 2: …", "Step 3: …": a number before a colon labels what follows; it counts nothing.
 _LABEL_NUMBER = re.compile(r"(?<!\d)(\w{1,20}\s?)\d{1,6}(?=:(?!\d))")
 # "3번째 절", "2회차", "2호점": an ordinal names which one, it counts nothing either.
@@ -652,6 +654,25 @@ def _same_across_languages(a: Reading, b: Reading) -> bool:
 # (not the comma of "3,500"). "소금빵은 3,500원으로 가고, 크루아상은 4,200원": each value belongs
 # to the nouns of its own clause.
 _CLAUSE_BREAK = re.compile(r"[,;，、]\s+")
+# A Korean clause also ends in a connective ending of reason, sequence or contrast before a
+# space ("결제 심사가 늦어져서 store launch 6월 17일로 밀렸대요": the launch is the second
+# clause's thing, not the review's). The last syllables find the candidates; the analyser
+# decides (language.analysis.ends_a_clause: "보고서" ends none).
+_KO_CONNECTIVE = re.compile(r"[가-힣]{1,20}(?:서|까|데|만)(?=\s)")
+
+
+def _korean_clauses(part: str) -> list[str]:
+    """`part` cut after each word that ends its Korean clause."""
+    pieces: list[str] = []
+    start = 0
+    for match in _KO_CONNECTIVE.finditer(part):
+        if ends_a_clause(match.group()):
+            pieces.append(part[start : match.end()])
+            start = match.end()
+    pieces.append(part[start:])
+    return pieces
+
+
 # Clauses read of one sentence, at most: a longer list is a table, not a statement.
 MAX_CLAUSES = 8
 # A clause is read alone when it is an item of a list, naming its thing in this many nouns
@@ -666,7 +687,12 @@ def clauses(text: str) -> tuple[Reading, ...]:
     own values (less those the whole sentence drops) and its own thing nouns, or, when it
     names none ("…, 이제 3,800원이에요"), those of the clause before it. Empty for a one-clause
     statement."""
-    parts = [p for p in _CLAUSE_BREAK.split(text, maxsplit=MAX_CLAUSES) if p.strip()]
+    parts = [
+        piece
+        for part in _CLAUSE_BREAK.split(text, maxsplit=MAX_CLAUSES)
+        for piece in (_korean_clauses(part) if _HANGUL.search(part) else [part])
+        if piece.strip()
+    ]
     if len(parts) < 2:
         return ()
     dropped = _dropped(text)

@@ -368,3 +368,24 @@ def test_a_korean_noun_that_ends_like_a_verb_still_qualifies_its_subject() -> No
     assert changes_value(
         "광고 예산은 이제 한 달 80만 원이에요.", "광고 예산은 한 달 50만 원이에요."
     )
+
+
+def test_a_korean_clause_after_a_connective_ending_is_read_alone() -> None:
+    # The reason clause has its own subject (장비 설치가); the changed date is the event's.
+    old = "온라인 오픈 행사는 5월 2일이에요."
+    assert changes_value("장비 설치가 늦어져서 오픈 행사 5월 9일로 미뤘어요.", old)
+    assert replacement("장비 설치가 늦어져서 오픈 행사 5월 9일로 미뤘어요.", old) == "05-09"
+    # A date of the other clause's thing is not the event's.
+    assert not changes_value("장비 설치가 5월 9일로 늦어져서 오픈 행사 준비가 바빠요.", old)
+    # A noun that ends like a connective ("보고서") ends no clause.
+    assert not changes_value(
+        "보고서 제출 마감일은 5월 9일이에요.", "보고서 검토 회의는 5월 2일이에요."
+    )
+
+
+def test_a_latin_word_before_a_korean_date_names_no_identifier() -> None:
+    # "launch 6" is not "Step 2": the number is the month of "6월 10일".
+    assert (
+        replacement("Spring sale 6월 10일로 밀렸어요.", "Spring sale은 6월 3일이에요.") == "06-10"
+    )
+    assert not changes_value("Step 2를 먼저 해 주세요.", "Step 3를 먼저 해 주세요.")
