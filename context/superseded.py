@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from language.statements import (
+    _HANGUL,
     conflicts,
     content_words,
     normalize,
@@ -74,6 +75,14 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(
         w for w in content_words(text) if w not in _COMMON and (len(w) >= 4 or not w.isascii())
     )
+
+
+def _subject_script(sentence: str) -> str:
+    """The script a sentence's subject is written in ("hangul", "latin"), "" for none."""
+    about = " ".join(read(sentence).said_about)
+    if not about:
+        return ""
+    return "hangul" if _HANGUL.search(about) else "latin"
 
 
 @dataclass(frozen=True)
@@ -218,16 +227,20 @@ def superseded_by(
             for s in split_sentences(text)[:MAX_SENTENCES]
             if len(s) <= MAX_STATEMENT_CHARS * 2 and _states(s)
         ]
-        sentences = [(s, _words(s)) for s in said]
+        sentences = [(s, _words(s), _subject_script(s)) for s in said]
         for reversal in newer:
             label = f"#{reversal.label}" if reversal.label else ref_label(None, reversal.seq)
             if any(x.split(":")[0] == label for x in labels):
                 continue
             # A reversal that names no thing of its own ("let's go with Mira instead") is
-            # compared with every sentence; the others with those sharing a word.
+            # compared with every sentence; the others with those sharing a word, or whose
+            # subject is written in the other script ("배송비는 …" after "The shipping
+            # fee is …": one thing in two languages shares no word).
             unnamed = not read(reversal.sentence).things
-            for sentence, words in sentences:
-                if not (unnamed or words & reversal.words):
+            script = _subject_script(reversal.sentence)
+            for sentence, words, own in sentences:
+                across = bool(script and own and script != own)
+                if not (unnamed or across or words & reversal.words):
                     continue
                 value = _replaced(reversal.sentence, sentence)
                 if value is not None:

@@ -314,3 +314,53 @@ def test_a_summary_that_fills_its_budget_still_has_room_for_its_marks(
     assert marked and "(superseded by #4: " in marked[0] and value in marked[0], lines
     assert [line for line in lines if line.endswith(("[#2]", "[#3]"))], lines
     assert not section.trimmed and section.text == shown
+
+
+# One thing said in one language and changed, many missions later, in the other: the two
+# sentences share no word, so only their subjects' meaning ties them (an office whose
+# people write Korean and English as it comes).
+ACROSS_LANGUAGES = {
+    "en-then-ko": (
+        "The shipping fee is $5 per order for the web shop.",
+        "배송비는 다음 주부터 7달러로 올려요.",
+        "What shipping fee do we charge?",
+        "The shipping fee is $5",
+        "7 USD",
+    ),
+    "ko-then-en": (
+        "최소 주문 수량은 50개로 할게요.",
+        "Minimum order is 80 units from now on.",
+        "최소 주문 수량 몇 개예요?",
+        "최소 주문 수량은 50개로",
+        "80",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ACROSS_LANGUAGES))
+def test_an_excerpt_whose_value_was_changed_in_the_other_language_says_so(case: str) -> None:
+    old, new, question, old_words, value = ACROSS_LANGUAGES[case]
+    filler = CASES["en"]["filler"]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, "Done."
+        if n == 4:
+            return new, "반영했어요."
+        return filler[0].format(n=n), filler[1] * 40
+
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 14, text=text)
+    RollingSummary.objects.filter(session=session).delete()
+    context = next_context(channel=channel, instruction=question)
+    assert 4 not in context.section("recent").mission_seqs
+    line = _recall_line(context, old_words)
+    assert "(superseded by #4: " in line and value in line
+    # Another thing of the same kind in the other language marks nothing.
+    assert (
+        superseded_by(
+            (None, 1), "The packing fee is $2 per order.", record={}, later=reversals([(4, new)])
+        )
+        == []
+    )
