@@ -186,6 +186,9 @@ class ContextInputs:
     # session that recall quotes or the summary cites and the detail window: a value they
     # give there is later than what those show, folded or not (context.superseded).
     later_instructions: list[tuple[int, str, str]] = field(default_factory=list)
+    # The seq of the mission of this session each ranked memory item was taken from: a
+    # later value the person gave marks the item as it marks an excerpt.
+    memory_sources: dict[int, int] = field(default_factory=dict)
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:
@@ -612,14 +615,14 @@ def _memory_load(
             office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk
         )
         fresh = memory_rankable(in_scope).order_by("-updated_at", "-id")[:MEMORY_CANDIDATES]
-        return pinned, list(fresh)
+        return pinned, list(_with_source(fresh))
     rankable = _RANKABLE_MEMORY(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     ids = rank_memory_items(
         candidates=Candidates.of(rankable), text=instruction, limit=MEMORY_CANDIDATES
     )
     if not ids:
         return pinned, []
-    items = {i.pk: i for i in MemoryItem.objects.filter(pk__in=ids)}
+    items = {i.pk: i for i in _with_source(MemoryItem.objects.filter(pk__in=ids))}
     return pinned, [items[i] for i in ids if i in items]
 
 
@@ -649,8 +652,25 @@ def _memory_by_meaning(
     in_scope = memory_rankable(
         memory_in_scope(office_id=office.pk, employee_id=employee.pk, channel_id=channel.pk)
     )
-    items = {i.pk: i for i in in_scope.filter(pk__in=ids)}
+    items = {i.pk: i for i in _with_source(in_scope.filter(pk__in=ids))}
     return [items[i] for i in ids if i in items][:MEMORY_CANDIDATES]
+
+
+def _with_source(items: QuerySet[MemoryItem]) -> QuerySet[MemoryItem]:
+    """Items with the session and seq of the mission each was taken from (one join, no
+    query more): `source_session_id`, `source_seq`, None for an item no mission gave."""
+    return items.annotate(
+        source_session_id=F("source_mission__session_id"), source_seq=F("source_mission__seq")
+    )
+
+
+def _memory_sources(items: list[MemoryItem], session: ChatSession) -> dict[int, int]:
+    """ContextInputs.memory_sources: the items taken from a mission of `session`."""
+    return {
+        item.pk: getattr(item, "source_seq", None) or 0
+        for item in items
+        if getattr(item, "source_session_id", None) == session.pk
+    }
 
 
 # The person's instructions read for later values (`_later_instructions`): the newest this
@@ -728,6 +748,7 @@ def context_load(
     )
     colleagues = [e for e in _ACTIVE_EMPLOYEES(office_id=office.pk) if e.pk != employee.pk]
     summary_text, refs = _summary_for_prompt(view, whole_history=bool(older.history))
+    memory_sources = _memory_sources(ranked, session)
     return ContextInputs(
         office=office,
         employee=employee,
@@ -759,8 +780,10 @@ def context_load(
             cited=[
                 p.seq for p in [*pinned_passages, *recalled] if p.session_number == session.number
             ]
-            + [seq for ref_session, seq in refs if ref_session is None],
+            + [seq for ref_session, seq in refs if ref_session is None]
+            + list(memory_sources.values()),
             before_seq=window_start,
             skip={m.seq for m in older.pending} | {m.seq for m in older.history},
         ),
+        memory_sources=memory_sources,
     )

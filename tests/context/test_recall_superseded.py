@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 from context.superseded import Superseded, reversals, superseded_by
+from memory.models import MemoryItem, MemoryKind, MemoryOrigin, MemoryScope
+from memory.services import memory_item_create, memory_target
 from office.models import Channel
 from summaries.models import RollingSummary
 from summaries.render import Ref
@@ -364,3 +366,62 @@ def test_an_excerpt_whose_value_was_changed_in_the_other_language_says_so(case: 
         )
         == []
     )
+
+
+# A memory item taken from an early mission whose value the person changed later, in other
+# words (no "decided", no "instead"): the memory line says what replaced it, as an excerpt
+# would; an item of another thing, or one the change came before, is not marked.
+MEMORY_CHANGED = {
+    "en": (
+        "The hire deposit is £150 per bike.",
+        "After two helmets went missing, the hire deposit is £200 now.",
+        "How much is the hire deposit?",
+        "200",
+    ),
+    "ko": (
+        "대여 보증금은 자전거 한 대에 15만 원이에요.",
+        "헬멧 분실이 잦아서 대여 보증금 올렸어요, 이제 20만 원이에요.",
+        "대여 보증금 얼마예요?",
+        "200000",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_memory_item_whose_value_a_later_mission_replaced_says_so(language: str) -> None:
+    old, new, question, value = MEMORY_CHANGED[language]
+    filler = CASES[language]["filler"]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, "Noted."
+        if n == 4:
+            return new, "Updated."
+        return filler[0].format(n=n), filler[1] * 40
+
+    channel = dm_channel(make_office())
+    session = channel.sessions.get()
+    add_finished_missions(session, 14, text=text)
+    first, changed = (session.missions.get(seq=n) for n in (1, 4))
+    MemoryItem.objects.filter(office=channel.office).delete()
+    target = memory_target(office=channel.office, scope=MemoryScope.CHANNEL, channel=channel)
+    kept, current = (
+        memory_item_create(
+            target=target,
+            kind=MemoryKind.FACT,
+            text=said,
+            origin=MemoryOrigin.EXTRACTED,
+            source_mission=mission,
+            source_span=said,
+        )
+        for said, mission in ((old, first), (new, changed))
+    )  # the same fact taken from the changing mission itself is current
+    context = next_context(channel=channel, instruction=question)
+    memory = context.section("memory").text
+    lines = {
+        item.pk: [x for x in memory.splitlines() if f"id {item.pk})" in x]
+        for item in (kept, current)
+    }
+    assert lines[kept.pk] and lines[current.pk], memory
+    assert "(superseded by #4: " in lines[kept.pk][0] and value in lines[kept.pk][0]
+    assert "(superseded" not in lines[current.pk][0]
