@@ -291,6 +291,10 @@ def _print_meaning(records: list[dict[str, Any]]) -> None:
         for q in last["questions"]:
             for line in q.get("unmarked", {}).get("product", []):
                 print(f"    {q['fact']}: {q['question']!r} shows the old value unmarked: {line}")
+            for line in q.get("current_marked", []):
+                print(
+                    f"    {q['fact']}: {q['question']!r} marks the current value replaced: {line}"
+                )
         lost = [f for f in m["summary_folded"] if f not in m["summary_kept"]]
         if lost:
             print(f"    folded facts the summary does not hold: {', '.join(lost)}")

@@ -312,12 +312,19 @@ def _digest(mission: PendingMission, limit: int) -> str:
 
 
 def _pending_section(
-    missions: list[PendingMission], session_number: int | None, *, budget: int
+    missions: list[PendingMission],
+    session_number: int | None,
+    *,
+    budget: int,
+    marks: dict[int, str] | None = None,
 ) -> Section:
-    """Every unfolded mission: a digest line each, the newest in more detail; when the
-    lines do not fit, the oldest are named as one range (still there, to be recalled)."""
+    """Every unfolded mission: a digest line each, the newest in more detail, marked when a
+    later sentence of the person replaced what its instruction says (`marks`, by seq); when
+    the lines do not fit, the oldest are named as one range (still there, to be
+    recalled)."""
     if not missions:
         return Section("pending", "", budget)
+    marks = marks or {}
     title = PENDING_TITLE
     lines: list[str] = []
     used = len(title)
@@ -325,7 +332,8 @@ def _pending_section(
     listed = 0
     for index, mission in enumerate(newest_first):
         header = mission_header(mission.shown, mission.at, session_number)
-        line = f"- {header} {_digest(mission, digest_width(index))}"
+        mark = f" {marks[mission.seq]}" if marks.get(mission.seq) else ""
+        line = f"- {header} {_digest(mission, digest_width(index))}{mark}"
         if not line_fits(used, len(line), more=index + 1 < len(newest_first), budget=budget):
             break
         lines.append(line)
@@ -1201,6 +1209,17 @@ def _superseded_marks(inputs: ContextInputs, later: list[Reversal]) -> Marks:
     return mark
 
 
+def _pending_marks(inputs: ContextInputs, later: list[Reversal]) -> dict[int, str]:
+    """The marks of the pending missions whose instruction a later sentence of the person
+    replaced (a newer pending mission, the window), by seq."""
+    marks: dict[int, str] = {}
+    for mission in inputs.pending if later else []:
+        ref = (None, mission.seq)
+        by = superseded_by(ref, mission.instruction, record={}, later=later, with_values=True)
+        marks[mission.seq] = marker(by)
+    return marks
+
+
 def _memory_marks(inputs: ContextInputs, later: list[Reversal]) -> dict[int, str]:
     """The marks of the ranked memory items taken from a mission of this session whose
     value a later sentence of the person replaced ("(superseded by #48: 72 GBP)"), by id."""
@@ -1296,7 +1315,12 @@ def _fixed_sections(inputs: ContextInputs, later: list[Reversal]) -> _Fixed:
             budget=budget.summary + budget.summary_marks,
             trimmed=summary_text != inputs.summary_text,
         ),
-        pending=_pending_section(inputs.pending, inputs.carried_from, budget=budget.pending),
+        pending=_pending_section(
+            inputs.pending,
+            inputs.carried_from,
+            budget=budget.pending,
+            marks=_pending_marks(inputs, later),
+        ),
         memory=_memory_section(
             inputs.ranked_memory, budget=budget.memory, marks=_memory_marks(inputs, later)
         ),

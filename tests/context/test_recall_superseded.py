@@ -14,7 +14,13 @@ from memory.services import memory_item_create, memory_target
 from office.models import Channel
 from summaries.models import RollingSummary
 from summaries.render import Ref
-from tests.factories import add_finished_missions, dm_channel, make_office, next_context
+from tests.factories import (
+    add_finished_missions,
+    dm_channel,
+    long_text,
+    make_office,
+    next_context,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -425,3 +431,29 @@ def test_a_memory_item_whose_value_a_later_mission_replaced_says_so(language: st
     assert lines[kept.pk] and lines[current.pk], memory
     assert "(superseded by #4: " in lines[kept.pk][0] and value in lines[kept.pk][0]
     assert "(superseded" not in lines[current.pk][0]
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_pending_mission_whose_value_a_later_one_replaced_says_so(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from summaries import tasks
+
+    old, new, _question, value = MEMORY_CHANGED[language]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, "Noted."
+        if n == 3:
+            return new, "Updated."
+        return long_text(n)
+
+    monkeypatch.setattr(tasks.summary_fold, "delay_on_commit", lambda *a, **k: None)
+    channel = dm_channel(make_office())
+    add_finished_missions(channel.sessions.get(), 12, text=text)  # no fold lands
+    context = next_context(channel=channel, instruction="next")
+    pending = context.section("pending")
+    assert {1, 3} <= set(pending.mission_seqs)
+    lines = {n: [x for x in pending.text.splitlines() if f"mission #{n} " in x] for n in (1, 3)}
+    assert "(superseded by #3: " in lines[1][0] and value in lines[1][0], pending.text
+    assert "(superseded" not in lines[3][0]
