@@ -656,7 +656,7 @@ _DOTTED = re.compile(
     r"(?<![\w.])[A-Za-z][A-Za-z0-9-]{0,62}(?:\.[A-Za-z][A-Za-z0-9-]{0,62})+(?![A-Za-z0-9-])"
 )
 _PROPER = re.compile(
-    r"(?<![\w.])(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]?|[A-Z][a-z’']+)(?!\w|\.\w)"
+    r"(?<![\w.&])(?:[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]?|[A-Z][a-z’']+)(?!\w|\.\w|&)"
 )
 _SENTENCE_MARKS = frozenset(".!?:;")
 _LINE_MARKS = frozenset('•*-–—("“')

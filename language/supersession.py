@@ -13,11 +13,13 @@ Two questions, kept apart:
   word in Korean text), and for a statement with no other value, yes or no. A value the
   statement itself drops ("from 21,000원 to 23,500원", "5월 2일에서 5월 9일로", "instead
   of Jonas") is not one it gives as current.
-- *Whether two statements are about the same thing* (`same_subject`): the one place
-  where meaning is decided. Until a sentence-embedding model is configured it is
-  lexical: the nouns naming each statement's thing (values, verbs, particles and the
-  vocabulary of changing left out) overlap, or one of them names no thing of its own
-  ("let's go with Mira instead", "이제 23,500원") and says that something changed.
+- *Whether two statements are about the same thing* (`same_subject`): the nouns naming
+  each statement's thing (values, verbs, particles and the vocabulary of changing left
+  out) overlap, or their subjects share a head; or the later one names no thing of its
+  own ("let's go with Mira instead", "이제 23,500원") and says that something changed (an
+  earlier one that names none only when the later says so too); or, written in two
+  scripts with no word in common, their subjects are close in meaning
+  (language.meaning.same_thing).
 
 All patterns read their text in linear time (docs/design.md §8)."""
 
@@ -617,11 +619,10 @@ def _a_list(reading: Reading) -> bool:
 
 def same_subject(new: str, old: str) -> bool:
     """Whether two statements are about the same thing: the one decision of meaning in
-    supersession. Lexical until a sentence-embedding model decides it: their thing nouns
-    overlap, or the one that names no thing of its own says something changed ("let's go
-    with Mira instead"); the value kinds are compared by `changes_value`. That the other
-    one said "change" ties nothing to it: "업체 FAQ 붙여요" is no new courier because an
-    earlier "배송은 CJ대한통운으로 바꿔요" was a change."""
+    supersession (see the module's docstring); the value kinds are compared by
+    `changes_value`. That the other one said "change" ties nothing to it: "업체 FAQ
+    붙여요" is no new courier because an earlier "배송은 CJ대한통운으로 바꿔요" was a
+    change."""
     return _same_subject(read(new), read(old))
 
 
@@ -631,7 +632,9 @@ def _same_subject(a: Reading, b: Reading, *, heads: bool = True) -> bool:
             return _shares_a_thing(a, b, heads=heads)
         return _same_across_languages(a, b)
     if a.things:
-        return b.changes
+        # An earlier statement that names no thing ("Changed on Google", "let's go with
+        # Mira instead") is tied to a later one only when that one says it changes too.
+        return b.changes and a.changes
     if b.things:
         return a.changes
     return a.changes or b.changes

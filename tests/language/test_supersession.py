@@ -9,6 +9,7 @@ subject is decided by words (the fallback) or by meaning (`same_subject`)."""
 import pytest
 from django.test import override_settings
 
+from language.statements import names_in
 from language.supersession import changes_value, replacement, same_subject, supersedes
 
 REVERSED = [
@@ -389,3 +390,18 @@ def test_a_latin_word_before_a_korean_date_names_no_identifier() -> None:
         replacement("Spring sale 6월 10일로 밀렸어요.", "Spring sale은 6월 3일이에요.") == "06-10"
     )
     assert not changes_value("Step 2를 먼저 해 주세요.", "Step 3를 먼저 해 주세요.")
+
+
+def test_an_earlier_change_that_names_no_thing_is_tied_only_to_a_later_change() -> None:
+    # A reply's "Changed on Google, …" names no thing: a later request that names another
+    # name ("Send the booking page to Mira") does not replace it; a later change does.
+    old = "Changed on Google, the website and the calendar."
+    assert not changes_value("Send the booking page to Mira.", old)
+    assert changes_value(
+        "let's switch the shoot back to Jonas instead", "let's go with Mira instead"
+    )
+
+
+def test_an_abbreviation_with_an_ampersand_is_no_name() -> None:
+    # "T&Cs" read as the name "Cs" made "Update the T&Cs" another name than Google's.
+    assert names_in("Update the T&Cs, the R&D plan and the AT&T contract for Mira.") == {"mira"}
