@@ -70,6 +70,24 @@ def _recall_line(context: Any, words: str) -> str:
     return lines[0]
 
 
+def _changed_at_4(old: str, new: str, language: str) -> Channel:
+    """A 1:1 channel of 14 finished missions: #1 says `old`, #4 says `new`, the others are
+    filler in `language` (#4 has left the detail window)."""
+    filler = CASES[language]["filler"]
+    replies = {"en": ("Done.", "Updated."), "ko": ("반영했어요.", "고쳤어요.")}[language]
+
+    def text(n: int) -> tuple[str, str]:
+        if n == 1:
+            return old, replies[0]
+        if n == 4:
+            return new, replies[1]
+        return filler[0].format(n=n), filler[1] * 40
+
+    channel = dm_channel(make_office())
+    add_finished_missions(channel.sessions.get(), 14, text=text)
+    return channel
+
+
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_an_excerpt_of_a_decision_the_summary_marks_superseded_says_so(language: str) -> None:
     case = CASES[language]
@@ -207,18 +225,8 @@ def test_an_excerpt_whose_value_a_later_mission_outside_the_window_replaced_says
     language: str, folded: bool
 ) -> None:
     old, new, question, old_words, value = LATER_VALUE[language]
-    filler = CASES[language]["filler"]
-
-    def text(n: int) -> tuple[str, str]:
-        if n == 1:
-            return old, "Done." if language == "en" else "반영했어요."
-        if n == 4:
-            return new, "Updated." if language == "en" else "고쳤어요."
-        return filler[0].format(n=n), filler[1] * 40
-
-    channel = dm_channel(make_office())
+    channel = _changed_at_4(old, new, language)
     session = channel.sessions.get()
-    add_finished_missions(session, 14, text=text)
     if folded:
         # Folded into a summary that keeps no record of the change (the old list left it
         # for its budget): recall quotes the list, the later mission's own words decide.
@@ -243,19 +251,8 @@ def test_a_later_value_of_another_item_of_the_list_marks_nothing(language: str) 
         "en": "The cold brew bottles for the market cost $4.80 each.",
         "ko": "자몽청 1kg 납품가는 5,300원이에요.",
     }[language]
-    filler = CASES[language]["filler"]
-
-    def text(n: int) -> tuple[str, str]:
-        if n == 1:
-            return old, "Done."
-        if n == 4:
-            return other, "Noted."
-        return filler[0].format(n=n), filler[1] * 40
-
-    channel = dm_channel(make_office())
-    session = channel.sessions.get()
-    add_finished_missions(session, 14, text=text)
-    RollingSummary.objects.filter(session=session).delete()
+    channel = _changed_at_4(old, other, language)
+    RollingSummary.objects.filter(session=channel.sessions.get()).delete()
     line = _recall_line(next_context(channel=channel, instruction=question), old_words)
     assert "(superseded" not in line
 
@@ -348,19 +345,8 @@ ACROSS_LANGUAGES = {
 @pytest.mark.parametrize("case", list(ACROSS_LANGUAGES))
 def test_an_excerpt_whose_value_was_changed_in_the_other_language_says_so(case: str) -> None:
     old, new, question, old_words, value = ACROSS_LANGUAGES[case]
-    filler = CASES["en"]["filler"]
-
-    def text(n: int) -> tuple[str, str]:
-        if n == 1:
-            return old, "Done."
-        if n == 4:
-            return new, "반영했어요."
-        return filler[0].format(n=n), filler[1] * 40
-
-    channel = dm_channel(make_office())
-    session = channel.sessions.get()
-    add_finished_missions(session, 14, text=text)
-    RollingSummary.objects.filter(session=session).delete()
+    channel = _changed_at_4(old, new, "en")
+    RollingSummary.objects.filter(session=channel.sessions.get()).delete()
     context = next_context(channel=channel, instruction=question)
     assert 4 not in context.section("recent").mission_seqs
     line = _recall_line(context, old_words)
@@ -396,18 +382,8 @@ MEMORY_CHANGED = {
 @pytest.mark.parametrize("language", ["en", "ko"])
 def test_a_memory_item_whose_value_a_later_mission_replaced_says_so(language: str) -> None:
     old, new, question, value = MEMORY_CHANGED[language]
-    filler = CASES[language]["filler"]
-
-    def text(n: int) -> tuple[str, str]:
-        if n == 1:
-            return old, "Noted."
-        if n == 4:
-            return new, "Updated."
-        return filler[0].format(n=n), filler[1] * 40
-
-    channel = dm_channel(make_office())
+    channel = _changed_at_4(old, new, language)
     session = channel.sessions.get()
-    add_finished_missions(session, 14, text=text)
     first, changed = (session.missions.get(seq=n) for n in (1, 4))
     MemoryItem.objects.filter(office=channel.office).delete()
     target = memory_target(office=channel.office, scope=MemoryScope.CHANNEL, channel=channel)
