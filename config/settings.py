@@ -459,6 +459,12 @@ SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 5, minimum=0)
 SIGNUP_RATE_WINDOW = env_int("SIGNUP_RATE_WINDOW", 3600, minimum=1)
 HIRE_RATE_LIMIT = env_int("HIRE_RATE_LIMIT", 20, minimum=0)
 HIRE_RATE_WINDOW = env_int("HIRE_RATE_WINDOW", 3600, minimum=1)
+# Invitations an owner may make per window; how long a link works; how many people (the
+# owner included) an office holds.
+INVITE_RATE_LIMIT = env_int("INVITE_RATE_LIMIT", 20, minimum=0)
+INVITE_RATE_WINDOW = env_int("INVITE_RATE_WINDOW", 3600, minimum=1)
+INVITE_DAYS = env_int("INVITE_DAYS", 7, minimum=1)
+OFFICE_MAX_PEOPLE = env_int("OFFICE_MAX_PEOPLE", 50, minimum=1)
 # Projects one user may open, and memory items one user may write (remembered or
 # superseding another) through the API, per window: each is a row in every prompt after.
 PROJECT_RATE_LIMIT = env_int("PROJECT_RATE_LIMIT", 20, minimum=0)

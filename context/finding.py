@@ -82,7 +82,7 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
     asked = {v for v in values_in(text) if v.number}
     asked_terms = set(value_terms(text))
     words = [term for term in wanted if term not in asked_terms]
-    owned = Mission.objects.filter(channel__office__owner=user, status__in=ANSWERED)
+    owned = Mission.objects.filter(channel__office__memberships__user=user, status__in=ANSWERED)
     fresh = list(
         owned.filter(passages__isnull=True)
         .select_related("assignee", "session", "parent")
@@ -97,7 +97,7 @@ def mission_search(*, user: User, text: str, limit: int = SEARCH_LIMIT) -> list[
             found[mission.pk] = mission
             scores[mission.pk] = _score(words, have, asked, said)
     passage_ids = rank_passages(
-        candidates=Passage.objects.filter(channel__office__owner=user),
+        candidates=Passage.objects.filter(channel__office__memberships__user=user),
         text=text,
         limit=limit * 4,
     )

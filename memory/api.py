@@ -165,7 +165,7 @@ def memory_list(
 @router.post("memory", response={201: MemoryOut, 400: ErrorOut}, summary="Remember something")
 def memory_create(request: HttpRequest, body: MemoryIn) -> Status[dict[str, Any]]:
     user = _user(request)
-    office = Office.objects.filter(pk=body.office, owner=user).first()
+    office = Office.objects.filter(pk=body.office, memberships__user=user).first()
     if office is None:
         raise HttpError(404, gettext("No such office."))
     if refused := _bad_text(body.text):

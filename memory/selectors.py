@@ -58,7 +58,7 @@ def memory_list_for_user(
 ) -> QuerySet[MemoryItem]:
     if not user.is_authenticated:
         return MemoryItem.objects.none()
-    items = MemoryItem.objects.filter(office__owner=user).select_related(
+    items = MemoryItem.objects.filter(office__memberships__user=user).select_related(
         "employee", "channel", "source_mission", "superseded_by"
     )
     if office_id is not None:
@@ -77,7 +77,7 @@ def memory_list_for_user(
 def memory_get_for_user(*, user: User | AnonymousUser, item_id: int) -> MemoryItem | None:
     if not user.is_authenticated:
         return None
-    return MemoryItem.objects.filter(pk=item_id, office__owner=user).first()
+    return MemoryItem.objects.filter(pk=item_id, office__memberships__user=user).first()
 
 
 def memory_for_channel_panel(*, channel: Channel) -> QuerySet[MemoryItem]:
@@ -111,7 +111,7 @@ def proposals_pending_for_user(*, user: User | AnonymousUser) -> QuerySet[Memory
     if not user.is_authenticated:
         return MemoryProposal.objects.none()
     return (
-        MemoryProposal.objects.filter(office__owner=user, state=ProposalState.PENDING)
+        MemoryProposal.objects.filter(office__memberships__user=user, state=ProposalState.PENDING)
         .prefetch_related("replaces")
         .order_by("-created_at", "-id")
     )
@@ -120,4 +120,4 @@ def proposals_pending_for_user(*, user: User | AnonymousUser) -> QuerySet[Memory
 def proposal_get_for_user(*, user: User | AnonymousUser, proposal_id: int) -> MemoryProposal | None:
     if not user.is_authenticated:
         return None
-    return MemoryProposal.objects.filter(pk=proposal_id, office__owner=user).first()
+    return MemoryProposal.objects.filter(pk=proposal_id, office__memberships__user=user).first()

@@ -105,7 +105,7 @@ class MessageAdmin(OfficeScopedAdmin):
     list_filter = ("kind", "channel__kind")
     search_fields = ("text",)
     list_select_related = ("channel__office", "author")
-    raw_id_fields = ("channel", "session", "mission", "author")
+    raw_id_fields = ("channel", "session", "mission", "author", "sender")
 
     @admin.display(description=gettext_lazy("text"))
     def short_text(self, obj: Message) -> str:

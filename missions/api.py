@@ -37,7 +37,7 @@ from missions.selectors import (
 from missions.timeline import message_data
 from office.auth import session_new_allowed
 from office.models import Channel
-from office.selectors import channel_get_for_user, channel_list_for_user, office_get_for_user
+from office.selectors import channel_get_for_user, channel_list_for_user, offices_for_user
 from push.frames import DB_ID_MAX, MessageData, MissionStateData, PlanData
 from sessions.models import ChatSession
 from sessions.selectors import session_current, session_currents
@@ -582,7 +582,8 @@ class ImportedOut(Schema):
     "project channel holding its sessions, missions and memory",
 )
 def import_channel(request: HttpRequest, body: ChannelExport) -> Status[Any]:
-    office = office_get_for_user(user=_user(request))
+    # Into an office the person owns (a member of another's office imports nothing there).
+    office = offices_for_user(user=_user(request)).filter(owner=request.user.pk).first()
     if office is None:
         return Status(404, {"code": "no_office", "message": gettext("You have no office.")})
     try:

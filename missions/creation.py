@@ -36,6 +36,7 @@ def mission_create(
     message_kind: str = MessageKind.USER,
     message_office_text: dict[str, Any] | None = None,
     payload: dict[str, Any] | None = None,
+    requested_by_id: int | None = None,
 ) -> tuple[Mission, bool]:
     """The mission for this instruction, and whether it is new (see `mission_open`)."""
     opened = mission_open(
@@ -51,6 +52,7 @@ def mission_create(
         message_kind=message_kind,
         message_office_text=message_office_text,
         payload=payload,
+        requested_by_id=requested_by_id,
     )
     return opened.mission, opened.created
 
@@ -89,6 +91,7 @@ def mission_open(
     payload: dict[str, Any] | None = None,
     counted: bool = False,
     edited_from: Mission | None = None,
+    requested_by_id: int | None = None,
 ) -> Opened:
     """The mission for this instruction, whether it is new, and its message.
 
@@ -98,7 +101,9 @@ def mission_open(
     `message_office_text` is given; `payload` added to its own). `counted`: the caller
     counted this mission under the session's row lock (`session_count_current`),
     `session` is the row it got back, and it looked the client_id up itself (a concurrent
-    send of the same one then fails on the constraint)."""
+    send of the same one then fails on the constraint). `requested_by_id`: the person
+    who sent the instruction; a mission with a `parent` (a delegated part, a follow-up,
+    a synthesis) runs for its parent's person unless told otherwise."""
     # A synthesis is numbered after its plan ("1a"); every other mission is the person's
     # next number, so a synthesis leaves no gap in theirs.
     synthesis = source == MissionSource.SYNTHESIS and parent is not None
@@ -127,6 +132,8 @@ def mission_open(
     else:
         label = str(row.mission_count - row.synthesis_count)
     created_at = at or timezone.now()
+    if requested_by_id is None and parent is not None:
+        requested_by_id = parent.requested_by_id
     mission = Mission.objects.create(
         session=session,
         channel_id=session.channel_id,
@@ -141,6 +148,7 @@ def mission_open(
         client_id=client_id,
         created_at=created_at,
         edited_from=edited_from,
+        requested_by_id=requested_by_id,
     )
     if edited_from is not None:
         # The page links the new instruction to the one it was edited from.
@@ -168,6 +176,7 @@ def mission_open(
             **(payload or {}),
         },
         created_at=created_at,
+        sender_id=requested_by_id if message_kind == MessageKind.USER else None,
     )
     return Opened(mission=mission, message=message, created=True)
 

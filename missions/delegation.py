@@ -151,10 +151,11 @@ def delegations_from_tool_calls(
 
 
 def plan_charge(*, plan: Mission, count: int) -> None:
-    """Count a model-made plan's delegations against the office owner's rate limit
-    (delegations from @mentions are counted when the instruction is accepted)."""
-    owner_id = plan.channel.office.owner_id
-    verdict = instruction_allowed(user_id=owner_id, cost=count)
+    """Count a model-made plan's delegations against the rate limit of the person who
+    asked (the office owner's for an instruction of no one's: an import, a replay).
+    Delegations from @mentions are counted when the instruction is accepted."""
+    payer = plan.requested_by_id or plan.channel.office.owner_id
+    verdict = instruction_allowed(user_id=payer, cost=count)
     if not verdict.allowed:
         raise PlanRejected(
             "rate_limited",

@@ -173,6 +173,11 @@ def instruction_accept(
             raise InstructionRejected(
                 "bad_edit", gettext("The mission to edit is not in this channel.")
             )
+        if edited.requested_by_id not in (None, user_id):
+            # Another person of the office wrote it: theirs to edit.
+            raise InstructionRejected(
+                "not_yours", gettext("Only the person who wrote an instruction can edit it.")
+            )
     # A 1:1 instruction that names nobody is routed without the office's employees.
     employees = (
         list(Employee.objects.filter(office_id=channel.office_id, is_active=True))
@@ -206,6 +211,7 @@ def instruction_accept(
             client_id=client_id,
             edited=edited,
             files=files,
+            user_id=user_id,
         )
     except IntegrityError:
         # The same client_id sent twice at once: the constraint let one through.
@@ -241,6 +247,7 @@ def _accept_new(
     client_id: str,
     edited: Mission | None = None,
     files: list[Attachment] | None = None,
+    user_id: int | None = None,
 ) -> Accepted:
     files = files or []
     with transaction.atomic():
@@ -253,6 +260,7 @@ def _accept_new(
             client_id=client_id,
             counted=True,
             edited_from=edited,
+            requested_by_id=user_id,
             payload={"attachments": attachment_payload(files)} if files else None,
         )
         mission, message = opened.mission, opened.message

@@ -85,6 +85,17 @@ class Mission(models.Model):
         choices=InstructionAuthor.choices,
         default=InstructionAuthor.PERSON,
     )
+    # The person on whose behalf it runs: who sent the instruction, and for its delegated
+    # parts and follow-ups the same person. None for imports and replays, and for missions
+    # made before an office could hold several people (the owner's, then).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
     # A delegated mission: what its parent asked to get back (blank: not said).
     expected_output = models.TextField(_("expected output"), blank=True)
     reply = models.TextField(_("reply"), blank=True)
@@ -237,6 +248,16 @@ class Message(models.Model):
         blank=True,
         related_name="messages",
         verbose_name=_("author"),
+    )
+    # The person who wrote an instruction (kind "user"), shown by their name in an office
+    # of several people; None for the office's own messages and older instructions.
+    sender = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("sender"),
     )
     # What a person or an employee wrote; blank for what the office says (office_text).
     text = models.TextField(_("text"), blank=True)

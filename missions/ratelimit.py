@@ -21,6 +21,7 @@ import logging
 from datetime import UTC, datetime
 
 from django.conf import settings
+from django.db.models import Q
 from django.utils.translation import gettext
 
 from config.throttle import Verdict, Window, throttle_hit
@@ -72,11 +73,13 @@ def instruction_allowed(*, user_id: int, cost: int = 1, retry: bool = False) -> 
 
 
 def _created_since(*, user_id: int, start: float, before: datetime) -> int:
-    """Missions created in the user's offices from `start` (a Unix time) to `before`; a
+    """Missions the user asked for from `start` (a Unix time) to `before` (those of no
+    one, made before offices held several people, count as their office owner's); a
     plan's synthesis is the office's own work, not one the person started."""
     return (
         Mission.objects.filter(
-            channel__office__owner_id=user_id,
+            Q(requested_by_id=user_id)
+            | Q(requested_by__isnull=True, channel__office__owner_id=user_id),
             created_at__gte=datetime.fromtimestamp(start, tz=UTC),
             created_at__lt=before,
         )

@@ -56,7 +56,7 @@ def mission_get_for_user(*, user: User | AnonymousUser, mission_id: int) -> Miss
         return None
     return (
         Mission.objects.select_related("assignee", "channel")
-        .filter(pk=mission_id, channel__office__owner=user)
+        .filter(pk=mission_id, channel__office__memberships__user=user)
         .first()
     )
 
@@ -73,7 +73,9 @@ def mission_attempts(*, mission: Mission) -> list[MissionAttempt]:
 
 def message_list_for_session(*, session: ChatSession, limit: int) -> list[Message]:
     """The session's last `limit` timeline entries, oldest first."""
-    rows = Message.objects.filter(session=session).select_related("author").order_by("-id")
+    rows = (
+        Message.objects.filter(session=session).select_related("author", "sender").order_by("-id")
+    )
     return list(rows[:limit])[::-1]
 
 
@@ -146,7 +148,7 @@ def missions_pending(*, channel: Channel) -> list[MissionStateData]:
 def message_list_after(*, channel: Channel, after_id: int, limit: int) -> list[Message]:
     return list(
         Message.objects.filter(channel=channel, id__gt=after_id)
-        .select_related("author")
+        .select_related("author", "sender")
         .order_by("id")[:limit]
     )
 

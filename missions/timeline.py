@@ -34,6 +34,8 @@ def message_data(message: Message) -> MessageData:
         mission=message.mission_id,
         kind=message.kind,
         author=message.author.name if message.author_id and message.author else None,
+        sender=message.sender.get_username() if message.sender_id and message.sender else None,
+        sender_id=message.sender_id,
         text=message_text(message),
         office_text=message.office_text or None,
         html=markdown_html(message.text) if message.kind == MessageKind.EMPLOYEE else None,
@@ -61,6 +63,7 @@ def message_post(
     author: Employee | None = None,
     created_at: datetime | None = None,
     announce: bool = True,
+    sender_id: int | None = None,
 ) -> Message:
     """Save a timeline entry: `text` that a person or an employee wrote, or `office_text`
     (missions.texts) for what the office says. Its frame goes out once the transaction
@@ -79,6 +82,7 @@ def message_post(
         text=text,
         office_text=office_text or {},
         payload=payload,
+        sender_id=sender_id,
         **extra,
     )
     if announce:

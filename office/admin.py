@@ -19,7 +19,7 @@ from django.utils.translation import gettext, gettext_lazy
 from context.selectors import context_for_next
 from missions.selectors import mission_cost_report, plan_cost_report
 from office.forms import AdminLoginForm
-from office.models import Channel, Employee, Office
+from office.models import Channel, Employee, Office, OfficeMember
 from office.selectors import owned_by
 from office.services import (
     NameTaken,
@@ -173,13 +173,28 @@ class EmployeeInline(admin.TabularInline):
         return False
 
 
+class MemberInline(admin.TabularInline):
+    """The office's people, read-only: they join by invitation and leave from the office
+    page (office.people), which also closes their open sockets."""
+
+    model = OfficeMember
+    extra = 0
+    fields = ("user", "joined_at")
+    readonly_fields = fields
+    can_delete = False
+    verbose_name_plural = gettext_lazy("people")
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Office)
 class OfficeAdmin(OfficeScopedAdmin):
     office_path = ""
     list_display = ("name", "owner", "language", "created_at", "cost_link")
     search_fields = ("name", "owner__username")
     list_select_related = ("owner",)
-    inlines = [EmployeeInline]
+    inlines = [EmployeeInline, MemberInline]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return ("owner",) if obj is not None else ()

@@ -243,6 +243,13 @@ def project_allowed(*, user_id: int) -> None:
     _allowed(window, str(user_id))
 
 
+def invite_allowed(*, user_id: int) -> None:
+    """Raises Throttled when the owner has made their invitations for the window."""
+    _allowed(
+        Window("invite", settings.INVITE_RATE_LIMIT, settings.INVITE_RATE_WINDOW), str(user_id)
+    )
+
+
 def memory_write_allowed(*, user_id: int) -> None:
     """Raises Throttled when the user has written their memory items for the window (each
     is a row that memory search, and possibly every prompt of its scope, reads)."""

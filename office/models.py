@@ -246,3 +246,67 @@ class ThrottleHit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scope} {self.who} {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class OfficeMember(models.Model):
+    """A person who works in an office: hands out missions in every channel, reads and
+    edits its memory. The office's owner is one (made with the office) and alone runs it:
+    hires, invites, removes people, opens its admin. The others joined through an
+    invitation (`OfficeInvitation`)."""
+
+    office = models.ForeignKey(
+        Office, on_delete=models.CASCADE, related_name="memberships", verbose_name=_("office")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="office_memberships",
+        verbose_name=_("user"),
+    )
+    joined_at = models.DateTimeField(_("joined at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("office member")
+        verbose_name_plural = _("office members")
+        constraints = [
+            models.UniqueConstraint(fields=["office", "user"], name="one_membership_per_office"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.office_id}"
+
+
+class OfficeInvitation(models.Model):
+    """A link the owner handed someone to join their office. Only a digest of the link's
+    secret is kept, so the link is shown once; it works once, until it expires or the
+    owner withdraws it."""
+
+    office = models.ForeignKey(
+        Office, on_delete=models.CASCADE, related_name="invitations", verbose_name=_("office")
+    )
+    digest = models.CharField(_("digest"), max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires at"))
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("accepted by"),
+    )
+    accepted_at = models.DateTimeField(_("accepted at"), null=True, blank=True)
+    withdrawn_at = models.DateTimeField(_("withdrawn at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+
+    def __str__(self) -> str:
+        return f"invitation {self.pk} to {self.office_id}"

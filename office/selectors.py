@@ -10,13 +10,24 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.sessions.backends.base import SessionBase
 from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionStore
 from django.contrib.sessions.models import Session
-from django.db.models import QuerySet
+from django.db.models import Case, OuterRef, QuerySet, Subquery, When
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from config.prepared import prepared
 from language.names import name_skeleton
-from office.models import Channel, ChannelMute, Employee, Office, Profile
+from office.models import (
+    Channel,
+    ChannelMute,
+    Employee,
+    Office,
+    OfficeInvitation,
+    OfficeMember,
+    Profile,
+)
+
+# What a person is to an office (`office_role`).
+OWNER, MEMBER = "owner", "member"
 
 # A login's stored session while it lasts: read for every instruction a socket takes.
 _LIVE_SESSION = prepared(
@@ -103,20 +114,85 @@ def _stored_user(session: SessionBase, data: str) -> tuple[str, str | None] | No
     return _decoded_user(session.__class__, settings.SECRET_KEY, data)
 
 
-def office_get_for_user(*, user: User | AnonymousUser) -> Office | None:
-    """The user's office (the first, if an operator gave them several); None if none yet."""
+def office_get_for_user(
+    *, user: User | AnonymousUser, preferred: int | None = None
+) -> Office | None:
+    """The office the user works in: `preferred` (the one they last chose) while they
+    are still one of its people, else their own, else the first they joined; None if
+    they have none yet."""
     if not user.is_authenticated:
         return None
-    return Office.objects.filter(owner=user).order_by("id").first()
+    offices = offices_for_user(user=user)
+    if preferred is not None:
+        chosen = offices.filter(pk=preferred).first()
+        if chosen is not None:
+            return chosen
+    return offices.first()
+
+
+def offices_for_user(*, user: User | AnonymousUser) -> QuerySet[Office]:
+    """Every office the user works in: those they own first, then by when they joined."""
+    if not user.is_authenticated:
+        return Office.objects.none()
+    joined = OfficeMember.objects.filter(office=OuterRef("pk"), user=user).values("joined_at")
+    return (
+        Office.objects.filter(memberships__user=user)
+        .annotate(joined_at=Subquery(joined[:1]))
+        .order_by(Case(When(owner=user, then=0), default=1), "joined_at", "id")
+    )
+
+
+def office_role(*, user: User | AnonymousUser, office: Office) -> str | None:
+    """ "owner" or "member" of the office; None when the user is not one of its people."""
+    if not user.is_authenticated:
+        return None
+    if office.owner_id == user.pk:
+        return OWNER
+    return MEMBER if office_member(user_id=user.pk, office_id=office.pk) else None
+
+
+def office_member(*, user_id: int, office_id: int) -> bool:
+    """Whether the user is one of the office's people (its owner included)."""
+    return OfficeMember.objects.filter(user_id=user_id, office_id=office_id).exists()
+
+
+def office_people(*, office: Office) -> list[OfficeMember]:
+    """The office's people, the owner first, then by when they joined."""
+    return list(
+        OfficeMember.objects.filter(office=office)
+        .select_related("user")
+        .order_by(Case(When(user_id=office.owner_id, then=0), default=1), "joined_at", "id")
+    )
+
+
+def office_member_ids(*, office_id: int) -> list[int]:
+    return list(
+        OfficeMember.objects.filter(office_id=office_id)
+        .order_by("user_id")
+        .values_list("user_id", flat=True)
+    )
+
+
+def invitations_open(*, office_id: int) -> list[OfficeInvitation]:
+    """The office's invitations that can still be used, newest first."""
+    return list(
+        OfficeInvitation.objects.filter(
+            office_id=office_id,
+            accepted_at__isnull=True,
+            withdrawn_at__isnull=True,
+            expires_at__gt=timezone.now(),
+        ).order_by("-created_at", "-id")
+    )
 
 
 def channel_get_for_user(*, user: User | AnonymousUser, channel_id: int) -> Channel | None:
-    """The channel if this user owns its office; None for missing and foreign alike."""
+    """The channel if this user is one of its office's people; None for missing and
+    foreign alike."""
     if not user.is_authenticated:
         return None
     return (
         Channel.objects.select_related("office", "employee", "lead", "retired_lead")
-        .filter(pk=channel_id, office__owner=user)
+        .filter(pk=channel_id, office__memberships__user=user)
         .first()
     )
 
@@ -141,7 +217,7 @@ def channel_list_for_user(*, user: User | AnonymousUser) -> QuerySet[Channel]:
     if not user.is_authenticated:
         return Channel.objects.none()
     return (
-        Channel.objects.filter(office__owner=user)
+        Channel.objects.filter(office__memberships__user=user)
         .select_related("employee", "office")
         .order_by("office_id", "kind", "name")
     )
@@ -172,8 +248,7 @@ def user_settings(*, user: User | AnonymousUser) -> tuple[str | None, str]:
     chosen, time_zone = row or ("", "")
     if chosen:
         return str(chosen), str(time_zone)
-    office = Office.objects.filter(owner=user).order_by("id").values_list("language", flat=True)
-    first = office.first()
+    first = offices_for_user(user=user).values_list("language", flat=True).first()
     return (str(first) if first else None), str(time_zone)
 
 

@@ -16,6 +16,7 @@ from office.models import (
     ChannelMute,
     Employee,
     Office,
+    OfficeMember,
     Profile,
     default_language,
 )
@@ -92,6 +93,7 @@ def office_create(*, owner: User, name: str, language: str | None = None) -> Off
     """An office with its master and all-hands channels (employees come next), speaking
     `language` (default: the site's)."""
     office = Office.objects.create(owner=owner, name=name, language=language or default_language())
+    OfficeMember.objects.create(office=office, user=owner)
     # Their names are shown through the catalogue by kind, in the reader's language.
     _channel_create(office=office, kind=ChannelKind.MASTER, name="Master")
     _channel_create(office=office, kind=ChannelKind.ALL, name="All hands")

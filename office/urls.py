@@ -1,6 +1,6 @@
 from django.urls import path
 
-from office import views
+from office import people_views, views
 
 app_name = "office"
 urlpatterns = [
@@ -27,4 +27,14 @@ urlpatterns = [
         name="session_name",
     ),
     path("search/", views.search_view, name="search"),
+    path("people/invite/", people_views.invite_view, name="invite"),
+    path(
+        "people/invitations/<int:invitation_id>/withdraw/",
+        people_views.invitation_withdraw_view,
+        name="invitation_withdraw",
+    ),
+    path("people/<int:user_id>/remove/", people_views.member_remove_view, name="member_remove"),
+    path("people/leave/", people_views.leave_view, name="leave"),
+    path("offices/switch/", people_views.switch_view, name="switch"),
+    path("join/<str:secret>/", people_views.join_view, name="join"),
 ]

@@ -9,6 +9,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import LoginView, PasswordChangeView, PasswordResetView
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
@@ -47,11 +48,15 @@ from office.forms import (
     ThrottledPasswordChangeForm,
 )
 from office.models import Channel, ChannelKind, Employee, Office
+from office.people import PeopleError, invitation_accept, invitation_find, invitation_problem
 from office.selectors import (
     channel_get_for_user,
     channel_ids_muted,
     channel_list_for_office,
+    invitations_open,
     office_get_for_user,
+    office_people,
+    offices_for_user,
     time_zone_names,
 )
 from office.services import (
@@ -81,10 +86,31 @@ def _user(request: HttpRequest) -> User:
     return request.user  # type: ignore[return-value]
 
 
+# The login session's key for the office the person last chose or opened a channel of.
+CURRENT_OFFICE = "office"
+
+
+def current_office(request: HttpRequest) -> Office | None:
+    """The office the person is working in now (see `office_get_for_user`)."""
+    chosen = request.session.get(CURRENT_OFFICE)
+    return office_get_for_user(
+        user=_user(request), preferred=chosen if isinstance(chosen, int) else None
+    )
+
+
 def _office(request: HttpRequest) -> Office:
-    office = office_get_for_user(user=_user(request))
+    office = current_office(request)
     if office is None:
         raise Http404("You have no office yet.")
+    return office
+
+
+def owned_office(request: HttpRequest) -> Office:
+    """The current office, for what only its owner does (hiring, projects, people, the
+    cost page); another person of it is refused (403)."""
+    office = _office(request)
+    if office.owner_id != request.user.pk:
+        raise PermissionDenied(_("Only the office's owner can do this."))
     return office
 
 
@@ -95,6 +121,7 @@ def _render_home(
     hire_form: EmployeeForm | None = None,
     project_form: ProjectForm | None = None,
     status: int = 200,
+    invite_link: str = "",
 ) -> HttpResponse:
     channels = list(channel_list_for_office(office=office))
     busy = missions_in_progress(office=office)
@@ -103,11 +130,20 @@ def _render_home(
         {"employee": e, "channel": dm_by_employee.get(e.pk), "working_on": busy.get(e.pk)}
         for e in office.employees.filter(is_active=True)
     ]
+    user = _user(request)
+    owner = office.owner_id == user.pk
+    offices = list(offices_for_user(user=user))
     return render(
         request,
         "office/home.html",
         {
             "office": office,
+            "is_owner": owner,
+            "offices": offices,
+            "people": office_people(office=office),
+            "owns_one": owner or any(o.owner_id == user.pk for o in offices),
+            "invitations": invitations_open(office_id=office.pk) if owner else [],
+            "invite_link": invite_link,
             "team": team,
             "master": next((c for c in channels if c.kind == ChannelKind.MASTER), None),
             "all_hands": next((c for c in channels if c.kind == ChannelKind.ALL), None),
@@ -124,7 +160,7 @@ def _render_home(
 
 @login_required
 def office_home(request: HttpRequest) -> HttpResponse:
-    office = office_get_for_user(user=_user(request))
+    office = current_office(request)
     if office is None:
         # An account an operator made: offer to set the office up (a page load writes nothing).
         return render(request, "office/start.html", {"languages": settings.LANGUAGES})
@@ -134,14 +170,17 @@ def office_home(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def office_start_view(request: HttpRequest) -> HttpResponse:
-    office_open_for_user(user=_user(request))
+    """Open the person's own office (an account an operator made, or someone who joined
+    another's office first) and work in it."""
+    office = office_open_for_user(user=_user(request))
+    request.session[CURRENT_OFFICE] = office.pk
     return redirect("office:home")
 
 
 @login_required
 @require_POST
 def employee_hire_view(request: HttpRequest) -> HttpResponse:
-    office = _office(request)
+    office = owned_office(request)
     form = EmployeeForm(request.POST, office_id=office.pk, **_model_choice(None))
     if form.is_valid():
         try:
@@ -176,7 +215,7 @@ def _model_choice(employee: Employee | None) -> dict[str, Any]:
 
 @login_required
 def employee_edit_view(request: HttpRequest, employee_id: int) -> HttpResponse:
-    office = _office(request)
+    office = owned_office(request)
     employee = get_object_or_404(Employee, pk=employee_id, office=office)
     if request.method == "POST":
         if request.POST.get("action") == "retire":
@@ -248,7 +287,7 @@ def time_zone_view(request: HttpRequest) -> HttpResponse:
 @login_required
 def cost_view(request: HttpRequest) -> HttpResponse:
     """What the person's office's prompts cost: per employee and per recent mission."""
-    office = _office(request)
+    office = owned_office(request)
     days = request.GET.get("days", "30")
     period = int(days) if days.isdigit() and 0 < int(days) <= 3650 else 30
     report = office_cost(office_id=office.pk, days=period)
@@ -258,7 +297,7 @@ def cost_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def project_create_view(request: HttpRequest) -> HttpResponse:
-    office = _office(request)
+    office = owned_office(request)
     form = ProjectForm(request.POST, office_id=office.pk)
     if form.is_valid():
         try:
@@ -304,7 +343,7 @@ def project_archive_view(request: HttpRequest, channel_id: int) -> HttpResponse:
     """Archive a project (out of the sidebar, read-only) or unarchive it; only its
     office's owner reaches it (another office's project is answered as missing)."""
     channel = get_object_or_404(
-        Channel, pk=channel_id, office=_office(request), kind=ChannelKind.PROJECT
+        Channel, pk=channel_id, office=owned_office(request), kind=ChannelKind.PROJECT
     )
     archived = request.POST.get("archived") == "1"
     project_archive(channel=channel, archived=archived)
@@ -318,7 +357,7 @@ def project_archive_view(request: HttpRequest, channel_id: int) -> HttpResponse:
 def import_view(request: HttpRequest) -> HttpResponse:
     """A conversation exported as JSON (the chat's Export), uploaded: a new project
     channel of the person's office holding it (missions.importing)."""
-    office = _office(request)
+    office = owned_office(request)
     upload = request.FILES.get("file")
     if upload is None:
         messages.error(request, _("Choose the exported JSON file to import."))
@@ -341,7 +380,7 @@ def import_view(request: HttpRequest) -> HttpResponse:
 def project_edit_view(request: HttpRequest, channel_id: int) -> HttpResponse:
     """A project's name, lead and members; only its office's owner reaches it (another
     office's project is answered as missing)."""
-    office = _office(request)
+    office = owned_office(request)
     channel = get_object_or_404(
         Channel.objects.select_related("lead", "retired_lead"),
         pk=channel_id,
@@ -413,6 +452,9 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
     channel = channel_get_for_user(user=_user(request), channel_id=channel_id)
     if channel is None:
         raise Http404("No such channel.")
+    # The office page and search go on from the office of the channel last opened.
+    if request.session.get(CURRENT_OFFICE) != channel.office_id:
+        request.session[CURRENT_OFFICE] = channel.office_id
     current = session_current(channel=channel)
     if current is None:
         # Channels open their first session when they are made; none means broken data.
@@ -473,6 +515,8 @@ def chat(request: HttpRequest, channel_id: int) -> HttpResponse:
                 "employee": channel.employee.name if channel.employee else None,
                 "employee_id": channel.employee_id,
                 "office": channel.office_id,
+                # The reader: their own instructions are "You", another person's named.
+                "me": _user(request).pk,
                 "members": members,
                 "messages": [message_data(m).model_dump(mode="json") for m in rows],
                 "max_chars": settings.MAX_INSTRUCTION_CHARS,
@@ -566,13 +610,23 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("office:home")
     form = SignupForm(request.POST or None)
+    # Signing up through an invitation link: the account joins that office.
+    invite = str(request.POST.get("invite") or request.GET.get("invite") or "")[:100]
+    invitation = invitation_find(secret=invite) if invite else None
+    if invitation is not None and invitation_problem(invitation):
+        invitation = None
+    shown = {
+        "form": form,
+        "invite": invite if invitation else "",
+        "invited_to": invitation.office.name if invitation else "",
+    }
     if request.method == "POST" and form.is_valid():
         try:
             # Each sign-up makes an office with its team: limited per address.
             signup_allowed(address=client_address(request))
         except Throttled as exc:
             form.add_error(None, exc.message)
-            response = render(request, "registration/signup.html", {"form": form}, status=429)
+            response = render(request, "registration/signup.html", shown, status=429)
             response["Retry-After"] = str(exc.retry_after)
             return response
         user = form.save()
@@ -580,14 +634,31 @@ def signup(request: HttpRequest) -> HttpResponse:
         language = form.cleaned_data["language"] or translation.get_language()
         if language not in dict(settings.LANGUAGES):
             language = settings.LANGUAGE_CODE
-        # The office speaks the sign-up language from the start, and so does the page.
-        office_open_for_user(user=user, language=language)
+        joined = _join_on_signup(request, invite if invitation else "", user)
+        if not joined:
+            # The office speaks the sign-up language from the start, and so does the page.
+            office_open_for_user(user=user, language=language)
         user_set_language(user=user, language=language)
         translation.activate(language)
         response = redirect("office:home")
         response.set_cookie(settings.LANGUAGE_COOKIE_NAME, language, samesite="Lax")
         return response
-    return render(request, "registration/signup.html", {"form": form})
+    return render(request, "registration/signup.html", shown)
+
+
+def _join_on_signup(request: HttpRequest, invite: str, user: User) -> bool:
+    """Join the office of the invitation a new account signed up through; False (with a
+    message) if there is none, or it stopped working meanwhile."""
+    if not invite:
+        return False
+    try:
+        office = invitation_accept(secret=invite, user=user)
+    except PeopleError as exc:
+        messages.error(request, exc.message)
+        return False
+    request.session[CURRENT_OFFICE] = office.pk
+    messages.success(request, _("You joined %(name)s.") % {"name": office.name})
+    return True
 
 
 class ThrottledLoginView(LoginView):

@@ -39,8 +39,10 @@ def user_group_name(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-# The event that closes a person's sockets: their login no longer holds.
+# The event that closes a person's sockets (their login no longer holds), and the one that
+# makes them ask again whether they may stay (realtime.login_bound).
 LOGIN_CLOSED = "login.closed"
+ACCESS_CHANGED = "access.changed"
 
 
 _sender: tuple[int, asyncio.AbstractEventLoop] | None = None
@@ -96,6 +98,12 @@ def send_user_frame_on_commit(
 def send_login_ended(user_id: int) -> None:
     """Close every open socket of the person now (log-out, a new password, deactivation)."""
     _group_send(user_group_name(user_id), {"type": LOGIN_CLOSED, "kind": LOGIN_CLOSED})
+
+
+def send_access_changed(user_id: int) -> None:
+    """Make every open socket of the person ask again whether it may stay (taken out of
+    an office: its channels' sockets close)."""
+    _group_send(user_group_name(user_id), {"type": ACCESS_CHANGED, "kind": ACCESS_CHANGED})
 
 
 def _group_send(group: str, envelope: dict[str, Any]) -> None:

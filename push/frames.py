@@ -79,6 +79,10 @@ class MessageData(BaseModel):
     mission: int | None
     kind: str
     author: str | None
+    # The person who wrote an instruction (their user name and id); null for older
+    # instructions and everything else. The page names them unless it is its own reader.
+    sender: str | None = None
+    sender_id: int | None = None
     # In the reader's language: what the office says is rendered from `office_text`.
     text: str
     # What the office says, as data ({"kind": …, its parameters}); null for what a person

@@ -24,7 +24,12 @@ from missions.selectors import message_list_after, mission_in_channel, missions_
 from missions.timeline import message_frame
 from office.auth import Throttled, session_new_allowed
 from office.models import Channel
-from office.selectors import channel_get_for_user, channel_reader_language, user_language
+from office.selectors import (
+    channel_get_for_user,
+    channel_reader_language,
+    office_member,
+    user_language,
+)
 from push import events
 from push.frames import (
     BAD_TEXT,
@@ -57,10 +62,13 @@ OWN_TIMELINE_LIMIT = 50
 ENTRY_CHECK_TASK = "sessions.tasks.long_session_check_on_entry"
 
 
-def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) -> Accepted | None:
-    """Save the instruction of a person still logged in; None (nothing saved) if not."""
+def _accept(scope: dict[str, Any], channel: Channel, frame: InstructionFrame) -> Accepted | int:
+    """Save the instruction of a person still logged in and still one of the channel's
+    office; if not, nothing is saved and the socket's close code comes back."""
     if not login_alive(scope):
-        return None
+        return CLOSE_LOGGED_OUT
+    if not office_member(user_id=scope["user"].pk, office_id=channel.office_id):
+        return CLOSE_NOT_FOUND
     return instruction_accept(
         channel=channel,
         text=frame.text,
@@ -196,6 +204,14 @@ class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsu
         if pending is not None:
             await self.send_json(frame_json(pending))
 
+    def closing_code(self) -> int | None:
+        code = super().closing_code()
+        if code is not None or self.channel is None:
+            return code
+        # Taken out of the channel's office: the page says the channel is not available.
+        member = office_member(user_id=self.scope["user"].pk, office_id=self.channel.office_id)
+        return None if member else CLOSE_NOT_FOUND
+
     def layer_groups(self) -> tuple[str, ...]:
         if self.channel is None:
             return ()
@@ -235,8 +251,9 @@ class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsu
             # The login check and the save share one trip to the database thread.
             await self.on_instruction(parsed)
             return
-        if not await database_sync_to_async(login_alive)(self.scope):
-            await self.end_login()
+        code = await database_sync_to_async(self.closing_code)()
+        if code is not None:
+            await self.end_login(code=code)
             return
         if isinstance(parsed, ErrorFrame):
             await self.send_json(frame_json(parsed))
@@ -260,8 +277,8 @@ class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsu
                 exc.code, exc.message, client_id=frame.client_id, retry_after=exc.retry_after
             )
             return
-        if accepted is None:
-            await self.end_login()
+        if isinstance(accepted, int):
+            await self.end_login(code=accepted)
             return
         if not self.in_group:
             # The layer is down, so no event reaches this socket: show the sender what

@@ -5,7 +5,10 @@ Three ways catch the end. The person's group carries a close the moment their lo
 (office.logins); each client frame checks the stored login again; and a timer checks it
 every SOCKET_LOGIN_RECHECK_SECONDS, so a socket whose close was missed (the layer lost it,
 or the socket was outside its groups then) and whose page sends nothing still closes
-within that time, instead of receiving replies until it sends a frame."""
+within that time, instead of receiving replies until it sends a frame.
+
+A consumer may add its own condition (`closing_code`): the channel socket closes the same
+ways when its person is taken out of the channel's office (office.people)."""
 
 import asyncio
 import logging
@@ -43,6 +46,11 @@ class LoginBoundConsumer(AsyncWebsocketConsumer):
     login_ended = False
     _recheck: "asyncio.Task[None] | None" = None
 
+    def closing_code(self) -> int | None:
+        """Why the socket must close now (its close code), None while it may stay. Runs
+        in the database thread; consumers add their own conditions."""
+        return None if login_alive(self.scope) else CLOSE_LOGGED_OUT
+
     def start_login_recheck(self) -> None:
         self._recheck = asyncio.ensure_future(self._recheck_login())
 
@@ -54,24 +62,32 @@ class LoginBoundConsumer(AsyncWebsocketConsumer):
         while not self.login_ended:
             await asyncio.sleep(wait)
             wait = interval
-            try:
-                alive = await database_sync_to_async(login_alive)(self.scope)
-            except Exception as exc:
-                # The database did not answer: the next tick, or the next frame, asks again.
-                logger.warning("socket %s: could not re-check its login: %s", self, exc)
-                continue
-            if not alive:
-                await self.end_login()
+            await self.recheck()
 
-    async def end_login(self) -> None:
+    async def recheck(self) -> None:
+        """Close the socket if it may no longer stay (`closing_code`)."""
+        try:
+            code = await database_sync_to_async(self.closing_code)()
+        except Exception as exc:
+            # The database did not answer: the next tick, or the next frame, asks again.
+            logger.warning("socket %s: could not re-check its login: %s", self, exc)
+            return
+        if code is not None:
+            await self.end_login(code=code)
+
+    async def end_login(self, *, code: int = CLOSE_LOGGED_OUT) -> None:
         if self.login_ended:
             return
         self.login_ended = True
-        await self.close(code=CLOSE_LOGGED_OUT)
+        await self.close(code=code)
 
     async def login_closed(self, event: dict[str, Any]) -> None:
         """The person logged out, changed their password or was deactivated."""
         await self.end_login()
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        """What the person may see changed (taken out of an office): ask again now."""
+        await self.recheck()
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         if self._recheck is not None and self._recheck is not asyncio.current_task():

@@ -109,6 +109,11 @@
     return String(payload.label || payload.seq || "");
   }
 
+  // An instruction another person of the office wrote: named, and not the reader's to edit.
+  function byOther(message) {
+    return Boolean(message.sender_id && message.sender_id !== boot.me && message.sender);
+  }
+
   function render(message) {
     if (seen.has(message.id)) return;
     seen.add(message.id);
@@ -124,7 +129,8 @@
     const followUpOf = message.payload && message.payload.follow_up_of;
     const who = from ? t("from_master", { name: from })
       : followUpOf ? t("follow_up_from", { seq: message.payload.follow_up_label || followUpOf })
-      : message.kind === "user" ? t("you") : message.author || (message.kind === "notice" ? t("office") : "");
+      : message.kind === "user" ? (byOther(message) ? message.sender : t("you"))
+      : message.author || (message.kind === "notice" ? t("office") : "");
     if (from || followUpOf) item.classList.add("from-office");
     const number = shown(message.payload);
     meta.textContent = [who, stamp(message.created_at)].filter(Boolean).join(" · ") +
@@ -279,7 +285,8 @@
         actions.appendChild(again);
       }
       item.appendChild(actions);
-    } else if (message.kind === "user" && message.mission && !boot.read_only && composer) {
+    } else if (message.kind === "user" && message.mission && !boot.read_only && composer &&
+               !byOther(message)) {
       const actions = el("div", "actions");
       const edit = el("button", "small edit", t("edit"));
       edit.type = "button";

@@ -5,6 +5,9 @@ until someone is made lead again; a follow-up handed out in meeting notes reads 
 employee's 1:1 as the office's, with a link back to the notes; the cost page shows what
 each employee and each mission sent against the full history.
 
+Several people in one office: the owner invites someone with a link, they sign up through
+it and work in the office's channels, and each sees the other's instructions by name.
+
 This module has its own server (the fixtures are per module): it retires people."""
 
 import json
@@ -17,10 +20,14 @@ import pytest
 # Importing the chat tests' helpers first applies their skip where Chromium is missing.
 from tests.browser.test_chat_in_browser import log_in, send, wait_connected, wait_settled
 
-from playwright.sync_api import Page, expect  # isort: skip
+from playwright.sync_api import Browser, Page, expect  # isort: skip
 
 from tests.browser.conftest import (
     DEMO_USER,
+    PHONE,
+    VIEWPORT,
+    WAIT_MS,
+    WATCH_SCRIPT,
     Server,
 )
 
@@ -63,6 +70,11 @@ WORDS = {
         "employee": "employee",
         "cached": "cached",
         "why": "Why a share can be below zero",
+        "invite": "Invite someone",
+        "sign_up_join": "Sign up and join",
+        "sign_up": "Sign up",
+        "joined": "You joined {office}.",
+        "member": "Member",
     },
     "ko": {
         "flag": "리드 은퇴({name}) — 새 리드를 지정하세요",
@@ -81,6 +93,11 @@ WORDS = {
         "employee": "직원",
         "cached": "캐시",
         "why": "절감률이 0보다 낮을 수 있는 이유",
+        "invite": "사람 초대하기",
+        "sign_up_join": "가입하고 합류하기",
+        "sign_up": "가입하기",
+        "joined": "{office}에 합류했어요.",
+        "member": "구성원",
     },
 }
 
@@ -245,3 +262,63 @@ def test_the_cost_page_shows_each_employee_and_mission_against_the_full_history(
     expect(device.locator("#cost-why")).to_contain_text(words["why"])
     link = row.locator("a")
     expect(link).to_have_attribute("href", re.compile(rf"^/c/{theo}/#mission-\d+$"))
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_someone_invited_by_link_works_in_the_office_and_each_sees_who_wrote_what(
+    device: Page, browser: Browser, people: dict[str, tuple[str, str]], server: Server, lang: str
+) -> None:
+    words = WORDS[lang]
+    office = "Demo office" if lang == "en" else "지우네 사무실"
+    _log_in(device, people, lang)
+    device.get_by_role("button", name=words["invite"]).click()
+    link = device.locator("#invite-link").input_value()
+    assert "/join/" in link
+
+    # The invited person, in a browser of their own (the same kind of device).
+    phone = (device.viewport_size or VIEWPORT)["width"] < VIEWPORT["width"]
+    context = browser.new_context(
+        viewport=PHONE if phone else VIEWPORT,
+        base_url=server.url,
+        is_mobile=phone,
+        has_touch=phone,
+        locale="ko-KR" if lang == "ko" else "en-US",
+    )
+    context.set_default_timeout(WAIT_MS)
+    context.add_init_script(WATCH_SCRIPT)
+    errors: list[str] = []
+    try:
+        guest = context.new_page()
+        guest.on("pageerror", lambda error: errors.append(str(error)))
+        guest.goto(link)
+        expect(guest.locator("#join-h")).to_contain_text(office)
+        guest.get_by_role("link", name=words["sign_up_join"]).click()
+        name = f"mate{uuid.uuid4().hex[:6]}"
+        guest.fill("#id_username", name)
+        guest.fill("#id_password1", KOREAN_PASSWORD)
+        guest.fill("#id_password2", KOREAN_PASSWORD)
+        guest.get_by_role("button", name=words["sign_up"]).click()
+        guest.wait_for_url(re.compile(r"/$"))
+        expect(guest.locator(".flash")).to_contain_text(words["joined"].format(office=office))
+        expect(guest.locator("h1")).to_have_text(office)
+        expect(guest.locator(f'#people li[data-person="{name}"]')).to_contain_text(words["member"])
+        expect(guest.locator("#hire-form")).to_have_count(0)
+
+        # Both on the master channel: the guest's instruction reaches the owner's page live,
+        # under the guest's name and with no Edit; the guest's own reads "You".
+        master = _channel(device, "master")
+        device.goto(f"/c/{master}/")
+        wait_connected(device)
+        guest.goto(f"/c/{master}/")
+        wait_connected(guest)
+        text = f"Check the stock list {uuid.uuid4().hex[:6]}"
+        send(guest, text)
+        theirs = device.locator("#timeline li.msg.user", has_text=text)
+        expect(theirs.locator(".meta")).to_contain_text(name)
+        expect(theirs.locator("button.edit")).to_have_count(0)
+        mine = guest.locator("#timeline li.msg.user:not(.sending)", has_text=text)
+        expect(mine.locator(".meta")).to_contain_text(words["you"])
+        expect(mine.locator("button.edit")).to_have_count(1)
+        assert not errors, errors
+    finally:
+        context.close()
