@@ -189,6 +189,9 @@ class ContextInputs:
     # The seq of the mission of this session each ranked memory item was taken from: a
     # later value the person gave marks the item as it marks an excerpt.
     memory_sources: dict[int, int] = field(default_factory=dict)
+    # Who asked, when it is not the office's owner (an office of several people): the
+    # current mission says so. Blank for the owner's and for no one's (imports).
+    asked_by: str = ""
 
 
 def _pending_digests(missions: QuerySet[Mission]) -> QuerySet[Mission, Any]:

@@ -1331,7 +1331,8 @@ def _current_section(inputs: ContextInputs, label: str, *, beside: int) -> Secti
     """The current instruction, budgeted first: it gets what the envelope leaves beside
     `beside` chars of the sections of fixed caps, so it is never cut while the envelope
     has room; a plan's brief, the window and recall shrink to make room for it."""
-    header = f"{mission_header(label, inputs.at)} Current mission — answer this:\n"
+    asked = f" (asked by {inputs.asked_by}, one of the office's people)" if inputs.asked_by else ""
+    header = f"{mission_header(label, inputs.at)} Current mission{asked} — answer this:\n"
     room = max(inputs.budget.envelope - beside, len(header) + 200)
     instruction = trim_middle(inputs.instruction, room - len(header), label="this instruction")
     return Section(

@@ -2,6 +2,7 @@
 
 from datetime import datetime
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from context.loading import AttachedFile, brief_load, context_load
@@ -31,7 +32,19 @@ def context_for_mission(*, mission: Mission) -> AssembledContext:
     )
     inputs.brief = brief_load(mission=mission)
     inputs.attachments = attached_files(mission=mission)
+    inputs.asked_by = asked_by(mission=mission)
     return render_context(inputs)
+
+
+def asked_by(*, mission: Mission) -> str:
+    """The name of the person a mission runs for, when that is not its office's owner;
+    blank otherwise (the owner, an import). One query, and only in an office of several
+    people."""
+    requested = mission.requested_by_id
+    if requested is None or requested == mission.channel.office.owner_id:
+        return ""
+    name = User.objects.filter(pk=requested).values_list("username", flat=True).first()
+    return str(name or "")
 
 
 def attached_files(*, mission: Mission) -> list[AttachedFile]:

@@ -20,7 +20,7 @@ from office.models import ChannelKind, Office, OfficeInvitation, OfficeMember
 from office.people import PeopleError, invitation_accept, invitation_create, member_remove
 from office.selectors import channel_get_for_user, office_get_for_user
 from tests.factories import channel_of, dm_channel, make_office, make_user
-from tests.fake_openai import FakeOpenAI
+from tests.fake_openai import FakeOpenAI, last_user_text
 from tests.ws import open_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -242,6 +242,21 @@ def test_instructions_are_named_by_their_writer_and_only_theirs_to_edit(model: F
     assert page.context["boot"]["me"] == owner.pk
     senders = {m["sender"] for m in page.context["boot"]["messages"] if m["kind"] == "user"}
     assert senders == {"minji"}
+
+
+@pytest.mark.parametrize("text", ["재고 목록 정리해 줘", "Sort out the stock list"])
+def test_the_prompt_says_which_person_asked_when_it_is_not_the_owner(
+    model: FakeOpenAI, text: str
+) -> None:
+    owner, member, office = _office_with_member()
+    theo = dm_channel(office)
+    instruction_accept(channel=theo, text=text, user_id=member.pk)
+    instruction_accept(channel=theo, text=f"{text} 2", user_id=owner.pk)
+    sent = [last_user_text(r.messages) for r in model.requests]
+    theirs = next(t for t in sent if t.rstrip().endswith(text))
+    mine = next(t for t in sent if t.rstrip().endswith(f"{text} 2"))
+    assert "Current mission (asked by minji, one of the office's people) — answer this:" in theirs
+    assert "Current mission — answer this:" in mine and "asked by" not in mine
 
 
 def test_each_person_is_held_to_their_own_instruction_limit(
