@@ -234,7 +234,12 @@ def _resent(*, channel: Channel, client_id: str) -> Accepted | None:
     mission = _IN_CURRENT_SESSION.first(channel_id=channel.pk, client_id=client_id)
     if mission is None:
         return None
-    message = Message.objects.filter(mission=mission, kind=MessageKind.USER).first()
+    # With who wrote it: the socket shows it again from outside the database thread.
+    message = (
+        Message.objects.filter(mission=mission, kind=MessageKind.USER)
+        .select_related("author", "sender")
+        .first()
+    )
     assert message is not None
     return Accepted(mission=mission, message=message, created=False)
 

@@ -6,8 +6,7 @@ from django.utils import timezone
 
 from missions.models import Message, Mission, ReadMarker
 from office.models import Channel
-from office.selectors import office_member_ids
-from push.events import send_user_frame_on_commit
+from push.events import send_office_frame_on_commit
 from push.frames import ChannelUnreadFrame
 
 
@@ -42,19 +41,21 @@ def channel_mark_read(*, user_id: int, channel: Channel, through_message_id: int
 
 
 def unread_announce(*, mission: Mission, message: Message) -> None:
-    """Once committed, tell every page of every person of the channel's office that it
-    holds something new (the sidebar's counts)."""
-    frame = ChannelUnreadFrame(
-        channel=mission.channel_id, message_id=message.pk, mission=mission.pk
-    )
-    office_id = (
-        mission.channel.office_id
-        if Mission.channel.is_cached(mission)
-        else Channel.objects.filter(pk=mission.channel_id)
-        .values_list("office_id", flat=True)
-        .first()
-    )
+    """Once committed, tell every open page of the channel's office, whoever's, that the
+    channel holds something new (the sidebar's counts). The office comes with the
+    mission when it was read with its channel (a running reply): no query then."""
+    if Mission.channel.is_cached(mission):
+        office_id: int | None = mission.channel.office_id
+    else:
+        office_id = (
+            Channel.objects.filter(pk=mission.channel_id)
+            .values_list("office_id", flat=True)
+            .first()
+        )
     if office_id is None:
         return
-    for user_id in office_member_ids(office_id=office_id):
-        send_user_frame_on_commit(user_id, frame, except_channel=mission.channel_id)
+    send_office_frame_on_commit(
+        office_id,
+        ChannelUnreadFrame(channel=mission.channel_id, message_id=message.pk, mission=mission.pk),
+        except_channel=mission.channel_id,
+    )

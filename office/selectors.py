@@ -165,14 +165,6 @@ def office_people(*, office: Office) -> list[OfficeMember]:
     )
 
 
-def office_member_ids(*, office_id: int) -> list[int]:
-    return list(
-        OfficeMember.objects.filter(office_id=office_id)
-        .order_by("user_id")
-        .values_list("user_id", flat=True)
-    )
-
-
 def invitations_open(*, office_id: int) -> list[OfficeInvitation]:
     """The office's invitations that can still be used, newest first."""
     return list(

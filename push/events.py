@@ -34,6 +34,11 @@ def group_name(channel_id: int) -> str:
     return f"channel.{channel_id}"
 
 
+def office_group_name(office_id: int) -> str:
+    """Every socket open on a channel of one office, whoever's (the sidebar's counts)."""
+    return f"office.{office_id}"
+
+
 def user_group_name(user_id: int) -> str:
     """Every socket of one person, whichever channel it shows."""
     return f"user.{user_id}"
@@ -79,20 +84,25 @@ def send_frame(channel_id: int, frame: BaseModel) -> None:
     _group_send(group_name(channel_id), envelope)
 
 
-def send_user_frame(user_id: int, frame: BaseModel, *, except_channel: int | None = None) -> None:
-    """Send now to every socket of one person, whichever channel it shows (but for the
-    sockets of `except_channel`, which hear of it through their own channel's group)."""
+def send_office_frame(
+    office_id: int, frame: BaseModel, *, except_channel: int | None = None
+) -> None:
+    """Send now to every socket of every person of an office, whichever of its channels it
+    shows (but for the sockets of `except_channel`, which hear of it through their own
+    channel's group)."""
     kind = getattr(frame, "type", "")
     envelope: dict[str, Any] = {"type": "office.event", "kind": kind, "text": frame_text(frame)}
     if except_channel is not None:
         envelope["except_channel"] = except_channel
-    _group_send(user_group_name(user_id), envelope)
+    _group_send(office_group_name(office_id), envelope)
 
 
-def send_user_frame_on_commit(
-    user_id: int, frame: BaseModel, *, except_channel: int | None = None
+def send_office_frame_on_commit(
+    office_id: int, frame: BaseModel, *, except_channel: int | None = None
 ) -> None:
-    transaction.on_commit(lambda: send_user_frame(user_id, frame, except_channel=except_channel))
+    transaction.on_commit(
+        lambda: send_office_frame(office_id, frame, except_channel=except_channel)
+    )
 
 
 def send_login_ended(user_id: int) -> None:

@@ -215,10 +215,12 @@ class ChannelConsumer(RejoiningConsumer, LoginBoundConsumer, DirectDispatchConsu
     def layer_groups(self) -> tuple[str, ...]:
         if self.channel is None:
             return ()
-        # The person's own group carries the close when their login ends.
+        # The person's own group carries the close when their login ends; the office's,
+        # what is new in its other channels.
         return (
             events.group_name(self.channel.pk),
             events.user_group_name(self.scope["user"].pk),
+            events.office_group_name(self.channel.office_id),
         )
 
     async def disconnect(self, code: int) -> None:

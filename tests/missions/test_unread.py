@@ -183,18 +183,17 @@ async def test_another_person_does_not_hear_of_the_reply(model: FakeOpenAI) -> N
     await socket.disconnect()
 
 
-def test_a_failed_mission_announces_itself_to_the_owner(
+def test_a_failed_mission_announces_itself_to_its_office(
     model: FakeOpenAI, monkeypatch: Any
 ) -> None:
     from missions import reading
 
     sent: list[tuple[int, Any]] = []
     monkeypatch.setattr(
-        reading, "send_user_frame_on_commit", lambda u, f, **kw: sent.append((u, f))
+        reading, "send_office_frame_on_commit", lambda o, f, **kw: sent.append((o, f))
     )
-    user = make_user()
-    theo = dm_channel(make_office(user))
+    theo = dm_channel(make_office(make_user()))
     model.enqueue(Fail(400))
     instruction_accept(channel=theo, text="Draft")
     mission = Mission.objects.get(channel=theo)
-    assert [(u, f.channel, f.mission) for u, f in sent] == [(user.pk, theo.pk, mission.pk)]
+    assert [(o, f.channel, f.mission) for o, f in sent] == [(theo.office_id, theo.pk, mission.pk)]
