@@ -131,6 +131,17 @@ def _language_and_zone_of_no_one() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _passwords_hashed_cheaply() -> Iterator[None]:
+    """Django's production hasher spends ~0.3 s of CPU on each password (PBKDF2, a million
+    rounds): on every user a test makes, it was about a quarter of the suite's CPU. The
+    tests' own processes store and check passwords with a cheap salted hasher instead
+    (Django's advice for tests); the throttle tests count checks, not their cost, and the
+    servers the browser and outage tests start hash as production does."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _redis_names_of_this_worker() -> Iterator[None]:
     """Under pytest-xdist every worker has its own database (pytest-django's `_gwN`
     suffix), but all share the Redis of REDIS_URL: this one names everything it puts there
