@@ -175,7 +175,7 @@ class EmployeeInline(admin.TabularInline):
 
 class MemberInline(admin.TabularInline):
     """The office's people, read-only: they join by invitation and leave from the office
-    page (office.people), which also closes their open sockets."""
+    page (office.people.services), which also closes their open sockets."""
 
     model = OfficeMember
     extra = 0

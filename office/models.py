@@ -273,7 +273,7 @@ class OfficeMember(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} in {self.office_id}"
+        return str(self.user)
 
 
 class OfficeInvitation(models.Model):

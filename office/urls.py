@@ -1,6 +1,7 @@
 from django.urls import path
 
-from office import people_views, views
+from office import views
+from office.people import views as people_views
 
 app_name = "office"
 urlpatterns = [

@@ -48,7 +48,12 @@ from office.forms import (
     ThrottledPasswordChangeForm,
 )
 from office.models import Channel, ChannelKind, Employee, Office
-from office.people import PeopleError, invitation_accept, invitation_find, invitation_problem
+from office.people.services import (
+    PeopleError,
+    invitation_accept,
+    invitation_find,
+    invitation_problem,
+)
 from office.selectors import (
     channel_get_for_user,
     channel_ids_muted,

@@ -8,7 +8,7 @@ or the socket was outside its groups then) and whose page sends nothing still cl
 within that time, instead of receiving replies until it sends a frame.
 
 A consumer may add its own condition (`closing_code`): the channel socket closes the same
-ways when its person is taken out of the channel's office (office.people)."""
+ways when its person is taken out of the channel's office (office.people.services)."""
 
 import asyncio
 import logging

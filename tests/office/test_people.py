@@ -17,7 +17,7 @@ from missions.intake import InstructionRejected, instruction_accept
 from missions.models import Message, Mission
 from missions.timeline import message_data
 from office.models import ChannelKind, Office, OfficeInvitation, OfficeMember
-from office.people import PeopleError, invitation_accept, invitation_create, member_remove
+from office.people.services import PeopleError, invitation_accept, invitation_create, member_remove
 from office.selectors import channel_get_for_user, office_get_for_user
 from tests.factories import channel_of, dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, last_user_text

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from office.auth import Throttled, invite_allowed
-from office.people import (
+from office.people.services import (
     PeopleError,
     invitation_accept,
     invitation_create,
