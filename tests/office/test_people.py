@@ -21,6 +21,7 @@ from office.people.services import PeopleError, invitation_accept, invitation_cr
 from office.selectors import channel_get_for_user, office_get_for_user
 from tests.factories import channel_of, dm_channel, make_office, make_user
 from tests.fake_openai import FakeOpenAI, last_user_text
+from tests.threads import at_once
 from tests.ws import open_socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,6 +64,8 @@ def test_a_link_the_owner_makes_lets_one_person_join_once(language: str, joined:
     page = member_client.get(path)
     assert page.status_code == 200
     assert "Test office" in page.content.decode() and "owner" in page.content.decode()
+    title = "Join Test office" if language == "en" else "Test office에 합류하기"
+    assert title in page.content.decode()
     assert not OfficeMember.objects.filter(office=office, user=member).exists()  # GET joins no one
 
     response = member_client.post(path, follow=True)
@@ -79,6 +82,28 @@ def test_a_link_the_owner_makes_lets_one_person_join_once(language: str, joined:
     again = _client(stranger, language).post(path)
     assert again.status_code == 410
     assert not OfficeMember.objects.filter(office=office, user=stranger).exists()
+
+
+@pytest.mark.postgres
+def test_two_people_opening_one_link_at_the_same_moment_join_one_of_them() -> None:
+    owner = make_user("owner")
+    office = make_office(owner)
+    secret = invitation_create(office=office, by=owner).secret
+    people = [make_user("first"), make_user("second")]
+
+    def join() -> str:
+        person = people.pop()  # one each (atomic)
+        try:
+            invitation_accept(secret=secret, user=person)
+        except PeopleError as refused:
+            return refused.code
+        return "joined"
+
+    assert sorted(at_once(join)) == ["invitation_used", "joined"]
+    joined = OfficeMember.objects.filter(office=office).exclude(user=owner)
+    assert joined.count() == 1
+    invitation = OfficeInvitation.objects.get(office=office)
+    assert invitation.accepted_by_id == joined.get().user_id
 
 
 def test_an_expired_withdrawn_or_made_up_link_joins_nobody() -> None:
