@@ -4,6 +4,7 @@ from collections.abc import Callable
 from itertools import count
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.contrib.auth.models import User
 
 from context.rendering import AssembledContext
@@ -20,9 +21,18 @@ from sessions.selectors import session_current
 _numbers = count(1)
 
 
-def make_user(username: str | None = None, *, password: str = "pw-for-tests-1") -> User:
+def make_user(
+    username: str | None = None, *, password: str = "pw-for-tests-1", served: bool = False
+) -> User:
+    """A user; `served`: their password hashed as production hashes it, for a server the
+    test starts to check (the tests' own cheap hash would be upgraded there on the first
+    right password, and the sessions made with it would end)."""
     User = get_user_model()
     user = User.objects.create_user(username=username or f"user{next(_numbers)}", password=password)
+    if served:
+        hasher = PBKDF2PasswordHasher()
+        user.password = hasher.encode(password, hasher.salt())
+        user.save(update_fields=["password"])
     return user
 
 

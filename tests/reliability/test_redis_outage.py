@@ -230,7 +230,7 @@ def test_with_redis_down_the_api_the_socket_and_the_page_take_instructions_answe
     )
     workers = Workers(env, "-B", "-s", str(tmp_path / "beat-schedule"))
     try:
-        user = make_user("outage", password="outage-pass-1")
+        user = make_user("outage", password="outage-pass-1", served=True)
         channel = dm_channel(make_office(user))
         cookie = session_cookie(user)
         token = base64.b64encode(b"outage:outage-pass-1").decode()

@@ -410,7 +410,7 @@ def test_with_the_broker_down_instructions_are_saved_shown_delayed_and_answered_
     )
     workers = Workers(env, "-B", "-s", str(tmp_path / "beat-schedule"))
     try:
-        user = make_user("broker", password="broker-pass-1")
+        user = make_user("broker", password="broker-pass-1", served=True)
         channel = dm_channel(make_office(user))
         redis.stop()
         import base64
