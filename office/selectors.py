@@ -26,9 +26,6 @@ from office.models import (
     Profile,
 )
 
-# What a person is to an office (`office_role`).
-OWNER, MEMBER = "owner", "member"
-
 # A login's stored session while it lasts: read for every instruction a socket takes.
 _LIVE_SESSION = prepared(
     lambda *, key, now: Session.objects.filter(session_key=key, expire_date__gt=now).values_list(
@@ -140,15 +137,6 @@ def offices_for_user(*, user: User | AnonymousUser) -> QuerySet[Office]:
         .annotate(joined_at=Subquery(joined[:1]))
         .order_by(Case(When(owner=user, then=0), default=1), "joined_at", "id")
     )
-
-
-def office_role(*, user: User | AnonymousUser, office: Office) -> str | None:
-    """ "owner" or "member" of the office; None when the user is not one of its people."""
-    if not user.is_authenticated:
-        return None
-    if office.owner_id == user.pk:
-        return OWNER
-    return MEMBER if office_member(user_id=user.pk, office_id=office.pk) else None
 
 
 def office_member(*, user_id: int, office_id: int) -> bool:

@@ -1,6 +1,6 @@
 """The people of an office: invitations, joining, leaving. The owner invites with a link
 that works once; whoever opens it signed in (or signs up through it) joins. Members work
-in every channel; only the owner runs the office (office.selectors.office_role)."""
+in every channel; only the owner (`Office.owner`) runs the office."""
 
 import hashlib
 import secrets
