@@ -16,8 +16,10 @@ question asked in other words, or in the other language, still finds what answer
 
 The model is loaded once per process, on first use or by `warm_up()` (the web process and
 the workers call it before they say they are ready), and shared by every thread: a call
-embeds on its caller's thread. Vectors are float32, L2-normalised, so a dot product is the
-cosine; `to_bytes`/`from_bytes` store them as float16 (half the bytes, the same ranking).
+embeds on its caller's thread. Loading it also keeps numpy's BLAS (OpenBLAS in numpy's
+wheels) to one thread for the rest of the process (`_one_blas_thread`). Vectors are
+float32, L2-normalised, so a dot product is the cosine; `to_bytes`/`from_bytes` store them
+as float16 (half the bytes, the same ranking).
 Passages and memory items are embedded in the background lane; only a question is
 embedded while a prompt is assembled (`embed_query`, remembered per text)."""
 
@@ -120,11 +122,27 @@ def _loaded() -> _Model:
         return model
     with _lock:
         if _model is None or _model.name != name:
+            _one_blas_thread()
             _model = _E5() if name == E5_SMALL else _Use()
             # The first call builds what the model keeps (the tokenizer's tables): done
             # here, not by the first person's question.
             _model.encode(["준비", "ready"], query=False)
         return _model
+
+
+def _one_blas_thread() -> None:
+    """Keep numpy's BLAS to one thread in this process from now on.
+
+    OpenBLAS starts a thread per CPU and lets them spin while they wait for work. The
+    matrices here are small (a question is a few dozen tokens; a channel's vectors a few
+    thousand rows), so a second thread saves nothing; and in a process pinned to one CPU
+    (config/cpu.py, the embedded default) the spinning threads take turns on that CPU:
+    one question's embedding took about 140 ms there instead of 2 ms, on the reply path
+    (docs/benchmarks.md, "One BLAS thread"). The process's parallelism is its threads and
+    processes, not its BLAS calls."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 def warm_up() -> None:

@@ -20,6 +20,22 @@ def test_it_embeds_texts_as_unit_float32_rows_in_batches() -> None:
     assert np.allclose(meaning.embed(texts[-1:])[0], vectors[-1], atol=1e-4)
 
 
+def test_loading_the_model_keeps_the_process_blas_to_one_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A process starts with a BLAS thread per CPU; with two threads spinning on the one CPU
+    # a pinned server keeps, each embedding on the reply path took ~70 times as long.
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threadpool_limits(limits=2, user_api="blas")
+    assert {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"} == {2}
+    monkeypatch.setattr(meaning, "_model", None)
+    meaning.embed(["원두 발주 / bean order"])
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas, "numpy's BLAS is not visible to threadpoolctl"
+    assert {lib["num_threads"] for lib in blas} == {1}
+
+
 def test_a_blank_text_is_similar_to_nothing() -> None:
     vectors = meaning.embed(["", "   ", "라떼 가격"])
     assert not vectors[0].any() and not vectors[1].any()
