@@ -274,9 +274,18 @@ class _LoopState:
         for channel in self.groups.get(name, ()):
             queue = self.channels.get(channel)
             if queue is not None:
-                # A socket that stopped reading loses events, as in Channels' layers.
-                with contextlib.suppress(asyncio.QueueFull):
+                try:
                     queue.put_nowait(data)
+                except asyncio.QueueFull:
+                    self.overflowed(channel, queue)
+
+    def overflowed(self, channel: str, queue: asyncio.Queue[Any]) -> None:
+        """A socket fell CHANNEL_CAPACITY events behind: it loses this one, and is told
+        once (LOST, in place of its oldest event) so that its client resyncs by id."""
+        if channel not in self.told:
+            queue.get_nowait()
+            queue.put_nowait(_LOST)
+            self.told.add(channel)
 
     def lost(self, pubsub: _PubSub) -> None:
         """`pubsub` broke: forget it and every group, and tell every socket."""
@@ -361,9 +370,21 @@ class EmbeddedChannelLayer(InMemoryChannelLayer):
     them all), and expired messages and memberships are swept at most once a second
     rather than on every send and receive, each sweep walking every socket's queue.
     Messages expire after a minute and memberships after a day: a second late is no
-    difference."""
+    difference.
+
+    A socket that falls `capacity` (CHANNEL_CAPACITY) events behind loses the next ones,
+    as in Channels, but is told so once, as the Redis layer tells it of an outage: a LOST
+    event takes the place of its oldest, and the socket asks its client to resync by id
+    (realtime.rejoin). Channels' own default, 100, was reached by one person's burst of
+    instructions answered at once, and the page then waited for echoes that never came."""
 
     SWEEP_EVERY = 1.0
+
+    def __init__(self, capacity: int = 1000, **kwargs: Any) -> None:
+        super().__init__(capacity=capacity, **kwargs)
+        # The sockets with a LOST event waiting in their queue.
+        self._told: set[str] = set()
+
     _swept_at = 0.0
 
     def _clean_expired(self) -> None:
@@ -387,5 +408,25 @@ class EmbeddedChannelLayer(InMemoryChannelLayer):
             queue = self.channels.get(channel)
             if queue is None:  # (setdefault would build a queue on every send)
                 queue = self.channels[channel] = asyncio.Queue(maxsize=self.get_capacity(channel))
-            with contextlib.suppress(asyncio.QueueFull):
+            try:
                 queue.put_nowait((time.time() + self.expiry, _copy(message)))
+            except asyncio.QueueFull:
+                self._overflowed(channel, queue)
+
+    def _overflowed(self, channel: str, queue: asyncio.Queue[Any]) -> None:
+        """A socket fell CHANNEL_CAPACITY events behind: it loses this one, and is told
+        once (a LOST event in place of its oldest) so that its client resyncs by id."""
+        if channel not in self._told:
+            queue.get_nowait()
+            queue.put_nowait((time.time() + self.expiry, {"type": LOST}))
+            self._told.add(channel)
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        message: dict[str, Any] = await super().receive(channel)
+        if message.get("type") == LOST:
+            self._told.discard(channel)
+        return message
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        await super().group_discard(group, channel)
+        self._told.discard(channel)

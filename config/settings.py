@@ -212,7 +212,12 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.EmbeddedChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "config.channel_layer.EmbeddedChannelLayer",
+            "CONFIG": {"capacity": env_int("CHANNEL_CAPACITY", 1000)},
+        }
+    }
 
 # The cache holds rate-limit counters: shared through Redis when there is one.
 if REDIS_URL:

@@ -4,9 +4,10 @@ It opens, and takes what its client sends, without the layer; its groups' events
 not reach it meanwhile (`in_group` is False). When the layer's subscription breaks, the
 layer hands each socket a `channel_layer.lost` event (config.channel_layer) rather than
 raising in its receive, which would close the socket (1011) under Channels' own receive
-loop. The socket then tries to rejoin its groups in a task of its own, so its client's
-frames are still taken meanwhile; once back, it closes with `CLOSE_RECONNECT`, so that the
-client reconnects and fetches what it missed by id."""
+loop; so does a socket that fell CHANNEL_CAPACITY events behind (it lost some). The
+socket then tries to rejoin its groups in a task of its own, so its client's frames are
+still taken meanwhile; once back, it closes with `CLOSE_RECONNECT`, so that the client
+reconnects and fetches what it missed by id."""
 
 import asyncio
 import logging
@@ -16,7 +17,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 logger = logging.getLogger(__name__)
 
-# "Events were lost while the channel layer was down: reconnect and resync by id."
+# "Events were lost (the channel layer was down, or the socket fell too far behind):
+# reconnect and resync by id."
 CLOSE_RECONNECT = 4503
 # How long a socket that lost the channel layer waits before it tries to rejoin, at first
 # and at most (doubling in between).
@@ -66,8 +68,9 @@ class RejoiningConsumer(AsyncWebsocketConsumer):
                 await asyncio.sleep(wait)
 
     async def channel_layer_lost(self, event: dict[str, Any]) -> None:
-        """The layer's subscription broke: what its groups sent meanwhile is lost."""
-        logger.warning("socket %s lost the channel layer", self.channel_name)
+        """The layer's subscription broke, or this socket fell too far behind: what its
+        groups sent meanwhile is lost."""
+        logger.warning("socket %s lost events of its groups", self.channel_name)
         self.in_group = False
         self.rejoin_later()
 

@@ -2,7 +2,9 @@
 
 import asyncio
 
-from config.channel_layer import EmbeddedChannelLayer
+from django.conf import settings
+
+from config.channel_layer import LOST, EmbeddedChannelLayer
 
 
 async def test_a_group_send_reaches_every_member_in_the_order_sent() -> None:
@@ -18,17 +20,38 @@ async def test_a_group_send_reaches_every_member_in_the_order_sent() -> None:
     assert other not in layer.channels  # nothing was sent to another group
 
 
-async def test_a_full_member_loses_the_event_and_the_others_still_get_it() -> None:
-    layer = EmbeddedChannelLayer(capacity=1)
-    full, calm = await layer.new_channel(), await layer.new_channel()
-    await layer.group_add("channel.1", full)
+async def test_a_member_that_falls_behind_is_told_once_and_the_others_still_get_all() -> None:
+    layer = EmbeddedChannelLayer(capacity=3)
+    slow, calm = await layer.new_channel(), await layer.new_channel()
+    await layer.group_add("channel.1", slow)
     await layer.group_add("channel.1", calm)
-    await layer.group_send("channel.1", {"type": "office.event", "n": 0})
-    await layer.receive(calm)
-    await layer.group_send("channel.1", {"type": "office.event", "n": 1})
-    assert (await layer.receive(full))["n"] == 0
-    assert (await layer.receive(calm))["n"] == 1
-    assert layer.channels.get(full) is None  # the second event never reached it
+    for n in range(6):
+        await layer.group_send("channel.1", {"type": "office.event", "n": n})
+        await layer.receive(calm)
+    # Full at three: the fourth event gave the oldest's place to the news that events
+    # were lost; the fifth and sixth were lost without a second notice.
+    assert [await layer.receive(slow) for _ in range(3)] == [
+        {"type": "office.event", "n": 1},
+        {"type": "office.event", "n": 2},
+        {"type": LOST},
+    ]
+    # Told and caught up: falling behind again tells it again.
+    for n in range(6, 10):
+        await layer.group_send("channel.1", {"type": "office.event", "n": n})
+    received = [await layer.receive(slow) for _ in range(3)]
+    assert received[-1] == {"type": LOST}
+
+
+def test_a_socket_holds_channel_capacity_events_whichever_the_layer() -> None:
+    # Channels' in-memory default (100) was reached by one person's burst of instructions.
+    from channels.layers import get_channel_layer
+
+    assert EmbeddedChannelLayer().capacity == 1000
+    assert (
+        get_channel_layer().capacity
+        == settings.CHANNEL_LAYERS["default"]["CONFIG"]["capacity"]
+        == 1000
+    )
 
 
 async def test_each_member_gets_its_own_copy() -> None:

@@ -2,6 +2,7 @@
 and dispatch, takes its client's frames meanwhile, and once back in its groups closes with
 CLOSE_RECONNECT (realtime.rejoin; the Redis outage itself: tests/reliability)."""
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -79,4 +80,28 @@ async def test_a_socket_that_lost_the_layer_stays_open_then_closes_to_resync(tex
     GatedLayer.shut = False
     while (output := await socket.receive_output(timeout=15))["type"] != "websocket.close":
         pass
+    assert output == {"type": "websocket.close", "code": CLOSE_RECONNECT}
+
+
+async def test_a_socket_that_falls_behind_its_events_closes_to_resync(settings: Any) -> None:
+    # A burst of replies answered at once filled a socket's queue: the events beyond it
+    # were lost, the instructions' echoes among them, and the page waited for them.
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": f"{__name__}.GatedLayer", "CONFIG": {"capacity": 5}}
+    }
+    channel_layers.backends.clear()
+    user, channel = await _owner_and_channel()
+    connected, _, socket = await open_socket(channel.pk, user)
+    assert connected
+    layer = get_channel_layer()
+    for n in range(20):
+        text = json.dumps({"type": "reply.delta", "mission": 1, "text": f"{n} "})
+        await layer.group_send(
+            group_name(channel.pk), {"type": "office.event", "kind": "reply.delta", "text": text}
+        )
+    deltas = []
+    while (output := await socket.receive_output(timeout=15))["type"] != "websocket.close":
+        deltas.append(json.loads(output["text"])["text"])
+    # What fitted arrived; then the socket asked its client to reconnect and fetch the rest.
+    assert deltas == ["1 ", "2 ", "3 ", "4 "]
     assert output == {"type": "websocket.close", "code": CLOSE_RECONNECT}
