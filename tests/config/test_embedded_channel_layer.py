@@ -1,6 +1,7 @@
 """The embedded runtime's channel layer (config.channel_layer.EmbeddedChannelLayer)."""
 
 import asyncio
+from typing import Any
 
 from django.conf import settings
 
@@ -47,11 +48,8 @@ def test_a_socket_holds_channel_capacity_events_whichever_the_layer() -> None:
     from channels.layers import get_channel_layer
 
     assert EmbeddedChannelLayer().capacity == 1000
-    assert (
-        get_channel_layer().capacity
-        == settings.CHANNEL_LAYERS["default"]["CONFIG"]["capacity"]
-        == 1000
-    )
+    layers: dict[str, dict[str, Any]] = settings.CHANNEL_LAYERS
+    assert get_channel_layer().capacity == layers["default"]["CONFIG"]["capacity"] == 1000
 
 
 async def test_each_member_gets_its_own_copy() -> None:
