@@ -248,6 +248,30 @@ async def test_a_socket_that_stops_reading_loses_events_but_not_the_breakage() -
         await worker.flush()
 
 
+async def test_a_socket_that_falls_behind_is_told_once_in_place_of_its_oldest_event() -> None:
+    web, worker = _layer(capacity=2), _layer()
+    try:
+        group = f"g.{uuid.uuid4().hex}"
+        channel = await web.new_channel()
+        await web.group_add(group, channel)
+        for n in range(5):
+            await worker.group_send(group, {"type": "x", "n": n})
+        await asyncio.sleep(0.3)
+        # Full at two: the third gave the oldest's place to the news, the rest were lost.
+        assert (await _next(web, channel))["n"] == 1
+        assert await _next(web, channel) == {"type": LOST}
+        assert await _nothing_for(web, channel)
+        # Told and caught up: falling behind again tells it again.
+        for n in range(5, 8):
+            await worker.group_send(group, {"type": "x", "n": n})
+        await asyncio.sleep(0.3)
+        assert (await _next(web, channel))["n"] == 6
+        assert await _next(web, channel) == {"type": LOST}
+    finally:
+        await web.flush()
+        await worker.flush()
+
+
 async def test_a_closed_socket_is_forgotten(layers: list[RedisPubSubLayer]) -> None:
     web = layers[0]
     channel = await web.new_channel()
