@@ -379,13 +379,12 @@ class EmbeddedChannelLayer(InMemoryChannelLayer):
     instructions answered at once, and the page then waited for echoes that never came."""
 
     SWEEP_EVERY = 1.0
+    _swept_at = 0.0
 
     def __init__(self, capacity: int = 1000, **kwargs: Any) -> None:
         super().__init__(capacity=capacity, **kwargs)
         # The sockets with a LOST event waiting in their queue.
         self._told: set[str] = set()
-
-    _swept_at = 0.0
 
     def _clean_expired(self) -> None:
         now = time.monotonic()
