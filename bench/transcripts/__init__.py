@@ -1,15 +1,17 @@
 """Transcripts for bench/retention.py: JSON Lines of finished missions and, beside each, the
-planted facts and the questions that probe them. `generate.py` writes them all, byte for
-byte the same from the same data.
+planted facts and the questions that probe them. `generate.py` writes the generated ones,
+byte for byte the same from the same data, and checks all of them for fairness.
 
-What each transcript says lives in data/NAME.yaml, per language; the code that turns it
-into missions is shared:
+What a generated transcript says lives in data/NAME.yaml, per language; the code that turns
+it into missions is shared:
 
 - `engine.py`: the office conversations (bakery_ko, bikeshop_en, ceramics_mix), written
   wholly as data: planted missions with pastes, filler templates and pools with
   placeholders, facts, rules and questions;
-- `common.py` with `templates.py`: the launch transcripts (launch_en, launch_ko): `NAME.py`
-  holds the transcript's `Spec` and the order of its templates, `NAME_data.py` reads its
-  words from data/NAME.yaml, `NAME_writing.py` and `NAME_running.py` its own templates;
-- `long_talk.py`: the long talks (long_talk_en, long_talk_ko), read from data/NAME.yaml,
-  with the rules and the files of `common.py`."""
+- `long_talk.py`: the long talks (long_talk_en, long_talk_ko);
+- `common.py`: the rule that keeps an answer out of every mission but its own, the two
+  files, and the fairness check.
+
+The launch transcripts (launch_en, launch_ko: 120 short missions each) are kept as they
+were written; their generator's template code is retired, and the figures recorded on them
+in docs/ stand on these bytes."""
