@@ -93,6 +93,9 @@ def _user(request: HttpRequest) -> User:
 
 # The login session's key for the office the person last chose or opened a channel of.
 CURRENT_OFFICE = "office"
+# A new invitation link, shown on the next office page only (the owner's POST redirects
+# there, so a reload neither makes another link nor shows this one again).
+NEW_INVITE_LINK = "new_invite_link"
 
 
 def current_office(request: HttpRequest) -> Office | None:
@@ -169,7 +172,7 @@ def office_home(request: HttpRequest) -> HttpResponse:
     if office is None:
         # An account an operator made: offer to set the office up (a page load writes nothing).
         return render(request, "office/start.html", {"languages": settings.LANGUAGES})
-    return _render_home(request, office)
+    return _render_home(request, office, invite_link=request.session.pop(NEW_INVITE_LINK, ""))
 
 
 @login_required

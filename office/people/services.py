@@ -10,6 +10,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -52,16 +53,17 @@ def invitation_create(*, office: Office, by: User) -> Invitation:
     return Invitation(row=row, secret=secret)
 
 
+def _named_by(secret: str) -> QuerySet[OfficeInvitation]:
+    """The invitation a link's secret names (none for a secret no link could hold)."""
+    if not secret or len(secret) > 100:
+        return OfficeInvitation.objects.none()
+    return OfficeInvitation.objects.filter(digest=_digest(secret))
+
+
 def invitation_find(*, secret: str) -> OfficeInvitation | None:
     """The invitation a link names, whatever its state (the page says why it no longer
     works); None for a link that never was one."""
-    if not secret or len(secret) > 100:
-        return None
-    return (
-        OfficeInvitation.objects.select_related("office", "created_by")
-        .filter(digest=_digest(secret))
-        .first()
-    )
+    return _named_by(secret).select_related("office", "created_by").first()
 
 
 def invitation_problem(invitation: OfficeInvitation) -> str | None:
@@ -78,12 +80,13 @@ def invitation_problem(invitation: OfficeInvitation) -> str | None:
 @transaction.atomic
 def invitation_accept(*, secret: str, user: User) -> Office:
     """Join the office the link invites to. The link works once: two people opening it
-    at the same moment, one joins (the row is locked)."""
-    found = invitation_find(secret=secret)
-    if found is None:
+    at the same moment, one joins (the invitation's row is locked); two links of one
+    office used at once are counted one after the other (its row is locked too), so the
+    office never goes over OFFICE_MAX_PEOPLE."""
+    invitation = _named_by(secret).select_for_update().first()
+    if invitation is None:
         raise PeopleError("no_invitation", gettext("This invitation link is not valid."))
-    invitation = OfficeInvitation.objects.select_for_update().get(pk=found.pk)
-    office = found.office
+    office = Office.objects.select_for_update().get(pk=invitation.office_id)
     if OfficeMember.objects.filter(office=office, user=user).exists():
         # Already one of its people (the owner opening their own link, say): the link
         # stays for whom it was meant.
@@ -102,7 +105,7 @@ def invitation_accept(*, secret: str, user: User) -> Office:
         with transaction.atomic():
             OfficeMember.objects.create(office=office, user=user)
     except IntegrityError:
-        return office  # joined at the same moment through another link
+        return office  # joined at the same moment through another link (SQLite locks no row)
     invitation.accepted_by, invitation.accepted_at = user, timezone.now()
     invitation.save(update_fields=["accepted_by", "accepted_at"])
     return office

@@ -20,7 +20,13 @@ from office.people.services import (
     member_remove,
 )
 from office.selectors import office_member, offices_for_user
-from office.views import CURRENT_OFFICE, _render_home, current_office, owned_office
+from office.views import (
+    CURRENT_OFFICE,
+    NEW_INVITE_LINK,
+    _render_home,
+    current_office,
+    owned_office,
+)
 
 
 def _user(request: HttpRequest) -> User:
@@ -30,7 +36,8 @@ def _user(request: HttpRequest) -> User:
 @login_required
 @require_POST
 def invite_view(request: HttpRequest) -> HttpResponse:
-    """A new invitation link, shown once on the office page (only its digest is kept)."""
+    """A new invitation link, shown once on the office page the owner is sent back to
+    (only its digest is kept)."""
     office = owned_office(request)
     try:
         invite_allowed(user_id=office.owner_id)
@@ -41,7 +48,8 @@ def invite_view(request: HttpRequest) -> HttpResponse:
         return response
     invitation = invitation_create(office=office, by=_user(request))
     link = request.build_absolute_uri(reverse("office:join", args=[invitation.secret]))
-    return _render_home(request, office, invite_link=link)
+    request.session[NEW_INVITE_LINK] = link
+    return redirect("office:home")
 
 
 @login_required

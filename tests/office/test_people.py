@@ -3,7 +3,9 @@ joins works in every channel (their instructions named, theirs alone to edit, co
 against their own limit) and hears of every reply; only the owner runs the office; a
 person taken out loses it at once, open sockets included."""
 
+import contextlib
 import re
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -17,6 +19,7 @@ from missions.intake import InstructionRejected, instruction_accept
 from missions.models import Message, Mission
 from missions.timeline import message_data
 from office.models import ChannelKind, Office, OfficeInvitation, OfficeMember
+from office.people import services
 from office.people.services import PeopleError, invitation_accept, invitation_create, member_remove
 from office.selectors import channel_get_for_user, office_get_for_user
 from tests.factories import channel_of, dm_channel, make_office, make_user
@@ -36,11 +39,15 @@ def _client(user: User, language: str = "en") -> Client:
 
 
 def _invite(owner_client: Client) -> str:
-    """The path of a new invitation link, as the office page shows it once."""
+    """The path of a new invitation link, as the office page shows it once: the POST
+    sends the owner back to the page, and a reload shows it no more and makes no other."""
+    made = OfficeInvitation.objects.count()
     response = owner_client.post("/people/invite/")
-    assert response.status_code == 200
-    found = LINK.search(response.content.decode())
+    assert response.status_code == 302 and response["Location"] == "/"
+    found = LINK.search(owner_client.get("/").content.decode())
     assert found is not None, "the office page shows the new link"
+    assert LINK.search(owner_client.get("/").content.decode()) is None
+    assert OfficeInvitation.objects.count() == made + 1
     return "/" + found["link"].split("/", 3)[3]
 
 
@@ -104,6 +111,39 @@ def test_two_people_opening_one_link_at_the_same_moment_join_one_of_them() -> No
     assert joined.count() == 1
     invitation = OfficeInvitation.objects.get(office=office)
     assert invitation.accepted_by_id == joined.get().user_id
+
+
+@pytest.mark.postgres
+def test_two_links_used_at_the_same_moment_never_take_the_office_over_its_limit(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.OFFICE_MAX_PEOPLE = 2  # the owner and one more
+    owner = make_user("owner")
+    office = make_office(owner)
+    links = [invitation_create(office=office, by=owner).secret for _ in (1, 2)]
+    pairs = list(zip(links, [make_user("p1"), make_user("p2")], strict=True))
+    # Both would count the office's people together, were they let: each waits (up to a
+    # second) for the other at the last step before counting.
+    together = threading.Barrier(2, timeout=1)
+    problem = services.invitation_problem
+
+    def waiting(invitation: OfficeInvitation) -> str | None:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            together.wait()
+        return problem(invitation)
+
+    monkeypatch.setattr(services, "invitation_problem", waiting)
+
+    def join() -> str:
+        secret, person = pairs.pop()  # one each (atomic)
+        try:
+            invitation_accept(secret=secret, user=person)
+        except PeopleError as refused:
+            return refused.code
+        return "joined"
+
+    assert sorted(at_once(join, times=2)) == ["joined", "office_full"]
+    assert OfficeMember.objects.filter(office=office).count() == 2
 
 
 def test_an_expired_withdrawn_or_made_up_link_joins_nobody() -> None:
