@@ -129,15 +129,17 @@ def _live_statements(state: SummaryState) -> list[tuple[str, SummaryItem]]:
 def _cross_section_contradictions(state: SummaryState, previous: SummaryState) -> list[str]:
     """A decision, a constraint and a fact that disagree on one subject cannot all be live:
     a reversal written as a constraint retires the decision it reverses. Checked for the
-    pairs this fold brings (an item the previous state did not hold)."""
+    pairs this fold brings (an item the previous state did not hold); two items of one
+    mission are two things it says ("코랄 대신 틸로 바꾸기로 했어요" beside the reason
+    "코랄은 … 대비가 기준에 못 미치고"), as the fold reads them."""
     held = {normalize(item.text) for _, item in _live_statements(previous)}
     live = _live_statements(state)
     found: list[str] = []
     for index, (kind, item) in enumerate(live):
         for other_kind, other in live[:index]:
-            if kind == other_kind or (
-                normalize(item.text) in held and normalize(other.text) in held
-            ):
+            if kind == other_kind or item_refs(item) & item_refs(other):
+                continue
+            if normalize(item.text) in held and normalize(other.text) in held:
                 continue
             if conflicts(item.text, other.text) or conflicts(other.text, item.text):
                 found.append(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from language.statements import supersedes
+from language.statements import conflicts, supersedes
 from summaries.extractive import extractive_fold
 from summaries.schemas import Decision, FoldMission, SummaryItem, SummaryState
 from summaries.verifier import summary_verify
@@ -297,3 +297,45 @@ def test_the_goal_follows_the_latest_stated_goal(first: str, goal: str, later_go
     newer = extractive_fold(previous=state, missions=later, budget_chars=4_000)
     assert newer.goal.startswith(later_goal[:10]) and newer.goal_missions == [4]
     assert _verify(newer, state, later)
+
+
+@pytest.mark.parametrize(
+    ("decision", "reason"),
+    [
+        pytest.param(
+            "So we decided to switch the main brand colour to teal instead of coral.",
+            "Iris ran the accessibility check, and coral fails the contrast bar for buttons "
+            "on white.",
+            id="en",
+        ),
+        pytest.param(
+            "그래서 브랜드 메인 색상을 코랄 대신 틸(#0F9D9A)로 바꾸기로 했어요.",
+            "Iris가 접근성 검사를 해 봤는데, 코랄은 흰 배경에서 버튼이랑 작은 글씨 대비가 "
+            "기준에 못 미치고 앱 안의 오류 표시랑도 헷갈린대요.",
+            id="ko",
+        ),
+    ],
+)
+def test_a_decision_and_its_reason_in_one_mission_are_folded_and_pass(
+    decision: str, reason: str
+) -> None:
+    # The contradiction check reads them as disagreeing (the reason speaks ill of the
+    # colour the decision drops); said in one mission, they are two things it says.
+    assert conflicts(decision, reason)
+    missions = [_mission(3, f"{reason} {decision} 로고 시안도 틸로 다시 뽑아 주세요.")]
+    both = SummaryState(
+        decisions=[Decision(text=decision, missions=[3])],
+        facts=[SummaryItem(text=reason, missions=[3])],
+    )
+    assert _verify(both, SummaryState(), missions)
+    # Said in two missions, the older reason must give way, as before.
+    apart = both.model_copy(deep=True)
+    apart.facts[0].missions = [2]
+    missions = [_mission(2, reason), _mission(3, decision)]
+    assert not _verify(apart, SummaryState(), missions)
+    # And the fold of such a mission passes (in Korean it keeps the reason as a fact
+    # beside the decision, which failed the whole fold, and every fold after it).
+    mission = _mission(3, f"{reason} {decision}")
+    folded = extractive_fold(previous=SummaryState(), missions=[mission], budget_chars=4_000)
+    assert [d.text for d in folded.decisions] == [decision]
+    assert _verify(folded, SummaryState(), [mission])
