@@ -60,6 +60,10 @@ VALUE_FLOOR = 0.5
 MEANING_FLOOR = 0.4
 # A recalled line shorter than this (or a question) brings the line after it.
 RECALL_SHORT_LINE = 60
+# A recalled line of a reply brings the person's instruction it answers when the whole
+# instruction is at most this long: "Loyalty card: every sixth service is free. Design
+# the card text." is what the reply's card text is about, and worth its few chars.
+RECALL_ASK_CHARS = 240
 # The brief of a plan's missions: the section's cap, the master instruction a delegate
 # sees as background, and each delegate's result in a synthesis.
 BRIEF_BUDGET_CHARS = 10_000
@@ -637,6 +641,43 @@ def _names_someone(line: str) -> float:
     return 1.0 if any(not n.isascii() for n in names) else 0.5
 
 
+def _short_ask(run: list[RecalledPassage], spans: list[Unit]) -> list[int]:
+    """The lines of a run that are the person's whole instruction, when the run starts with
+    it and it is at most RECALL_ASK_CHARS long; else none."""
+    if run[0].position != 0 or not run[0].instruction_chars:
+        return []
+    ask = [i for i, u in enumerate(spans) if _persons(run, u.start)]
+    if not ask or spans[ask[-1]].end - spans[ask[0]].start > RECALL_ASK_CHARS:
+        return []
+    return ask
+
+
+def _goes_on(piece: str, following: str) -> bool:
+    """Whether a line is cut mid-sentence by a hard wrap (pasted mail or a contract: "an
+    opening order of not less" / "than 8 units, …"): it ends in a word or a comma and
+    the next line goes on in lower case."""
+    end, start = piece.rstrip()[-1:], following.lstrip()[:1]
+    return bool(end) and (end.isalnum() or end == ",") and start.islower()
+
+
+def _brought(
+    run: list[RecalledPassage], text: str, spans: list[Unit], i: int, ask: list[int]
+) -> list[int]:
+    """The lines a recalled line `i` brings with it: the line after it when it is too short
+    to stand alone (a question, a one-word answer) or goes on there; the person's short
+    instruction (`ask`, `_short_ask`) when it is a line of the reply."""
+    piece = text[spans[i].start : spans[i].end].strip()
+    brought = []
+    if i + 1 < len(spans):
+        following = text[spans[i + 1].start : spans[i + 1].end]
+        short = len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))
+        if short or _goes_on(piece, following):
+            brought.append(i + 1)
+    if ask and i not in ask:
+        brought += ask
+    return brought
+
+
 def _passage_at(run: list[RecalledPassage], offset: int) -> RecalledPassage:
     """The passage of a run that holds the char at `offset` of the run's joined text."""
     for passage in run:
@@ -813,6 +854,7 @@ def _ranked_lines(
         for run, text in zip(runs, texts, strict=True)
     ]
     picked = _RecallLines(runs, texts, spans, headers, in_window, budget)
+    asks = [_short_ask(run, us) for run, us in zip(runs, spans, strict=True)]
     for negative, _, r, i in candidates:
         if i in picked.kept[r] or not picked.take(r, i):
             continue
@@ -820,10 +862,9 @@ def _ranked_lines(
             # What the hits leave goes to the rest of the ranked excerpts, one line of each
             # in turn (docs/design.md §3: the room the sections before recall leave is recall's).
             continue
-        piece = texts[r][spans[r][i].start : spans[r][i].end].strip()
-        short = len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))
-        if short and i + 1 < len(spans[r]):
-            picked.take(r, i + 1)
+        for j in _brought(runs[r], texts[r], spans[r], i, asks[r]):
+            if j not in picked.kept[r]:
+                picked.take(r, j)
     # A line refused while the gap beside it still cost a marker may fit now that its
     # neighbours are in (a marker can be longer than the line it stands for); each line
     # taken can make room for another, so until none is.
@@ -856,12 +897,10 @@ def _relevant_part(
         persons=[_persons(run, u.start) for u in spans],
         values_wanted=values_wanted,
     )
+    ask = _short_ask(run, spans)
     order: list[int] = []
     for i in sorted((i for i, v in enumerate(scores) if v > 0), key=lambda i: (-scores[i], i)):
-        order.append(i)
-        piece = pieces[i].strip()
-        if (len(piece) < RECALL_SHORT_LINE or piece.endswith(("?", "？"))) and i + 1 < len(spans):
-            order.append(i + 1)
+        order += [j for j in (i, *_brought(run, text, spans, i, ask)) if j not in order]
     if not order:
         return ""
     limit = room

@@ -329,3 +329,69 @@ def test_a_one_syllable_korean_term_still_matches_as_a_word_of_its_own() -> None
     assert "명" in query_terms(question)
     assert answer in section.text
     assert "명찰" not in section.text
+
+
+ASKS = {
+    "en": (
+        "Loyalty card for the workshop: every sixth service is free. Design the card text.",
+        "Back: one stamp per service; basic tune-ups and full services only.",
+        "After how many tune-ups does a regular get the next on the house?",
+    ),
+    "ko": (
+        "작업실 단골 카드 만들어 주세요: 여섯 번째 정비는 무료예요. 문구 부탁해요.",
+        "뒷면: 정비마다 도장 하나, 기본 점검과 정밀 정비만 해당돼요.",
+        "기본 점검 몇 번 받으면 한 번 공짜예요?",
+    ),
+}
+
+
+def _mission(seq: int, ask: str, reply: list[str]) -> RecalledPassage:
+    text = f"Instruction: {ask}\n\nReply: " + "\n".join(reply)
+    return replace(_passage(seq, text), instruction_chars=len(ask))
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_a_reply_line_brings_the_short_instruction_it_answers(language: str) -> None:
+    ask, line, question = ASKS[language]
+    filler = CASES[language]["filler"]
+    reply = [filler.format(n=k) for k in range(8)]
+    passages = [_mission(1, ask, [*reply[:4], line, *reply[4:]])]
+    passages += [_mission(seq, filler.format(n=seq), reply) for seq in range(2, 8)]
+
+    recall = _recall_section(
+        [], budget=600, session_number=1, ranked=passages, terms=query_terms(question)
+    )
+
+    text = recall.text.replace("\\n", "\n")
+    assert line in text and ask in text
+    assert text.index(ask) < text.index(line)
+    # An instruction longer than RECALL_ASK_CHARS is not brought whole for one reply line.
+    long_ask = ask + " " + filler.format(n=99) * 6
+    passages[0] = _mission(1, long_ask, [*reply[:4], line, *reply[4:]])
+    recall = _recall_section(
+        [], budget=600, session_number=1, ranked=passages, terms=query_terms(question)
+    )
+    assert line in recall.text and long_ask not in recall.text.replace("\\n", "\n")
+
+
+def test_a_line_cut_by_a_hard_wrap_brings_the_line_it_goes_on_in() -> None:
+    filler = CASES["en"]["filler"]
+    paste = [
+        "DEALER AGREEMENT",
+        *(filler.format(n=k) + "." for k in range(6)),
+        "Schedule 2. Minimum order. The Dealer shall place an opening order of not less",
+        "than 8 units, and maintain not fewer than 3 units on display at all times.",
+        *(filler.format(n=k) + "." for k in range(6, 12)),
+    ]
+    passages = [_passage(seq, "\n".join(paste if seq == 3 else paste[1:7])) for seq in (1, 2, 3)]
+
+    recall = _recall_section(
+        [],
+        budget=500,
+        session_number=1,
+        ranked=passages,
+        terms=query_terms("What is the opening order in the dealer agreement?"),
+    )
+
+    text = recall.text.replace("\\n", "\n")
+    assert "opening order of not less\nthan 8 units" in text
