@@ -13,6 +13,7 @@ file's beginning, and its beginning and end. Then the time to prune a file, at 2
 200,000 chars: the ratio says whether it grows in proportion (one run, one machine:
 ratios, not seconds)."""
 
+import json
 import os
 import sys
 import time
@@ -156,6 +157,8 @@ def _section(text: str, question: str, *, by_meaning: bool = True) -> str:
 
 
 def measure() -> dict[str, dict[str, int]]:
+    """Per kind of question: how many were asked, and in how many the fact's line is in
+    the files section, the section by terms alone, the head and the head and end."""
     tally: dict[str, dict[str, int]] = {}
     for case, text in cases():
         shown = _section(text, case.question)
@@ -168,18 +171,12 @@ def measure() -> dict[str, dict[str, int]]:
         )
         row["questions"] += 1
         # Quoted as JSON in the prompt: compare the fact as quoted.
-        quoted = fact_quoted(case.fact)
+        quoted = json.dumps(case.fact, ensure_ascii=False)[1:-1]
         row["pruned"] += quoted in shown
         row["terms only"] += quoted in _section(text, case.question, by_meaning=False)
         row["head"] += case.fact in head
         row["head and end"] += case.fact in ends
     return tally
-
-
-def fact_quoted(fact: str) -> str:
-    import json
-
-    return json.dumps(fact, ensure_ascii=False)[1:-1]
 
 
 def timing() -> tuple[float, float]:
@@ -198,28 +195,16 @@ def timing() -> tuple[float, float]:
 
 
 def main() -> None:
-    tally = measure()
-    rows: list[list[object]] = [
-        [
-            "questions",
-            "asked",
-            "files section (terms and meaning)",
-            "terms only",
-            "the head, same size",
-            "head and end, same size",
-        ]
+    header: list[object] = [
+        "questions",
+        "asked",
+        "files section (terms and meaning)",
+        "terms only",
+        "the head, same size",
+        "head and end, same size",
     ]
-    for name, row in tally.items():
-        rows.append(
-            [
-                name,
-                row["questions"],
-                row["pruned"],
-                row["terms only"],
-                row["head"],
-                row["head and end"],
-            ]
-        )
+    # Each tally's counts are in the order of the columns.
+    rows: list[list[object]] = [header, *([name, *row.values()] for name, row in measure().items())]
     small, large = timing()
     speed: list[list[object]] = [
         ["file", "pruning (best of 5)", "× the 20,000-char file"],

@@ -12,13 +12,17 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import per_database  # noqa: E402
-from bench.report import Table  # noqa: E402
+from bench.report import Table, per_database, scratch_database  # noqa: E402
+from bench.retention import common_prefix  # noqa: E402
+from bench.transcripts.common import channel_for, read  # noqa: E402
 
 LENGTHS = (10, 100, 1000)
 # The prompt-cache prefix: the first missions of these transcripts, one at a time.
@@ -105,62 +109,78 @@ def mission_text(rng: random.Random, n: int) -> tuple[str, str]:
     return filler(rng, n)
 
 
-def run_one_database() -> dict[str, object]:
-    with per_database.scratch_database():
+def bulk_history(
+    channel: Any, count: int, texts: Callable[[int], tuple[str, str]]
+) -> tuple[Any, list[Any]]:
+    """The channel's session and its `count` finished missions (instruction and reply of
+    mission n: `texts(n)`), bulk-created: the completion path skipped."""
+    from missions.models import Mission, MissionStatus
+    from sessions.services import session_get_or_open_current
+
+    session = session_get_or_open_current(channel=channel)
+    rows = []
+    for n in range(1, count + 1):
+        instruction, reply = texts(n)
+        rows.append(
+            Mission(
+                session=session,
+                channel=channel,
+                seq=n,
+                label=str(n),
+                source="dm",
+                assignee=channel.employee,
+                instruction=instruction,
+                reply=reply,
+                status=MissionStatus.DONE,
+            )
+        )
+    Mission.objects.bulk_create(rows, batch_size=200)
+    session.mission_count = count
+    session.save(update_fields=["mission_count"])
+    return session, rows
+
+
+def measure() -> dict[str, object]:
+    with scratch_database():
+        from django.contrib.auth import get_user_model
         from django.db import connection
-        from django.test.utils import CaptureQueriesContext
 
-        return _measure(connection, CaptureQueriesContext)
+        from office.services import office_create_with_team
+
+        owner = get_user_model().objects.create(username="bench")
+        office = office_create_with_team(owner=owner, name="Bench office")
+        return {
+            "vendor": connection.vendor,
+            "lengths": _lengths(office),
+            "retention": _retention(office),
+            "prefix": [_prefix(name) for name in PREFIX_TRANSCRIPTS],
+        }
 
 
-def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
-    from django.contrib.auth import get_user_model
+def _lengths(office: Any) -> dict[int, dict[str, float]]:
+    """Assembly time, queries and prompt size at each of LENGTHS missions of history."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
     from context.selectors import context_for_next
     from context.services import passages_sweep
-    from missions.models import Mission, MissionStatus
-    from office.services import office_create_with_team
-    from sessions.services import session_get_or_open_current
     from summaries.services import summary_fold
 
-    owner = get_user_model().objects.create(username="bench")
-    office = office_create_with_team(owner=owner, name="Bench office")
     rng = random.Random(7)
-
     channels = list(office.channels.filter(kind="dm", employee__is_master=False).order_by("id"))
-
-    def session_with(count: int):
-        channel = channels.pop(0)
-        session = session_get_or_open_current(channel=channel)
-        rows = []
-        for n in range(1, count + 1):
-            instruction, reply = mission_text(rng, n)
-            rows.append(
-                Mission(
-                    session=session,
-                    channel=channel,
-                    seq=n,
-                    label=str(n),
-                    source="dm",
-                    assignee=channel.employee,
-                    instruction=instruction,
-                    reply=reply,
-                    status=MissionStatus.DONE,
-                )
-            )
-        Mission.objects.bulk_create(rows, batch_size=200)
+    built = {}
+    for count in LENGTHS:
+        session, rows = bulk_history(channels.pop(0), count, lambda n: mission_text(rng, n))
         # Bulk-created rows skip the completion path: index their recall passages here.
         passages_sweep(limit=count)
-        session.mission_count = count
-        session.save(update_fields=["mission_count"])
         started = time.perf_counter()
         summary_fold(session_id=session.pk, force=True)
-        fold_seconds = time.perf_counter() - started
-        return session, rows, fold_seconds
-
-    results: dict[str, object] = {"vendor": connection.vendor, "lengths": {}}
+        built[count] = (session, rows, time.perf_counter() - started)
     instruction = "Draft the next update for the pricing page."
-    built = {count: session_with(count) for count in LENGTHS}
+
+    def assemble(session: Any) -> Any:
+        return context_for_next(channel=session.channel, session=session, instruction=instruction)
+
     if connection.vendor == "postgresql":
         # The history was bulk-loaded a moment ago: gather the planner's statistics and
         # merge the GIN index's pending entries, as autovacuum does on a running database
@@ -169,36 +189,36 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
             cursor.execute("VACUUM ANALYZE")
     timings: dict[int, list[float]] = {count: [] for count in LENGTHS}
     for session, _, _ in built.values():
-        context_for_next(
-            channel=session.channel, session=session, instruction=instruction
-        )  # warm caches
+        assemble(session)  # warm caches
     # Rounds interleave the lengths, so drift in a shared machine's speed hits all alike.
     for _ in range(ROUNDS):
         for count, (session, _, _) in built.items():
             started = time.perf_counter()
-            context_for_next(channel=session.channel, session=session, instruction=instruction)
+            assemble(session)
             timings[count].append(time.perf_counter() - started)
+    lengths = {}
     for count, (session, rows, fold_seconds) in built.items():
         with CaptureQueriesContext(connection) as queries:
-            context = context_for_next(
-                channel=session.channel, session=session, instruction=instruction
-            )
-        naive = (
-            len(context.section("system").text)
-            + sum(len(r.instruction) + len(r.reply) for r in rows)
-            + len(instruction)
-        )
+            context = assemble(session)
+        history = sum(len(r.instruction) + len(r.reply) for r in rows)
         folded = max(count - 8, 0)
-        results["lengths"][count] = {  # type: ignore[index]
+        lengths[count] = {
             "assembly_ms": statistics.median(timings[count]) * 1000,
             "queries": len(queries),
             "prompt_chars": context.total_chars,
-            "naive_chars": naive,
+            "naive_chars": len(context.section("system").text) + history + len(instruction),
             "fold_ms_per_mission": (fold_seconds / folded * 1000) if folded else 0.0,
         }
+    return lengths
 
-    # Retention: missions appended one by one, folds as the runtime runs them.
+
+def _retention(office: Any) -> dict[int, dict[str, object]]:
+    """Missions appended one by one, folds as the runtime runs them: at each of PROBES, what
+    a generic instruction's prompt keeps of the facts planted in missions 2-9."""
+    from context.selectors import context_for_next
     from missions.intake import mission_record_finished
+    from sessions.services import session_get_or_open_current
+    from summaries.services import summary_fold
 
     channel = office.channels.get(kind="master")
     session = session_get_or_open_current(channel=channel)
@@ -206,12 +226,12 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
     retention = {}
     rng = random.Random(11)
     for n in range(1, max(PROBES) + 1):
-        instruction_n, reply_n = mission_text(rng, n)
+        instruction, reply = mission_text(rng, n)
         mission_record_finished(
             session=session,
             assignee=assignee,
-            instruction=instruction_n,
-            reply=reply_n,
+            instruction=instruction,
+            reply=reply,
             source="master",
         )
         summary_fold(session_id=session.pk)
@@ -231,18 +251,7 @@ def _measure(connection, CaptureQueriesContext) -> dict[str, object]:
                 "summary_chars": len(summary_text),
                 "prompt_chars": context.total_chars,
             }
-    results["retention"] = retention
-    results["prefix"] = [_prefix(name) for name in PREFIX_TRANSCRIPTS]
-    return results
-
-
-def _common_prefix(previous: str, current: str) -> int:
-    same = 0
-    for a, b in zip(previous, current, strict=False):
-        if a != b:
-            break
-        same += 1
-    return same
+    return retention
 
 
 def _prefix(name: str) -> dict[str, object]:
@@ -252,33 +261,16 @@ def _prefix(name: str) -> dict[str, object]:
     stable prefix the context report announces. Transitions are counted from the first
     mission whose prompt holds a summary; a fold transition is one where the summary
     changed."""
-    import json
-    from datetime import datetime
-
-    from django.contrib.auth import get_user_model
-
     from context.selectors import context_for_next
     from missions.dispatch import SOURCE_FOR_KIND
     from missions.intake import mission_record_finished
     from office.models import ChannelKind
     from office.selectors import channel_default_assignee
-    from office.services import office_create_with_team
     from sessions.services import session_get_or_open_current
     from summaries.services import summary_fold
 
-    folder = ROOT / "bench" / "transcripts"
-    doc = json.loads((folder / f"{name}.questions.json").read_text("utf-8"))
-    lines = [
-        json.loads(text)
-        for text in (folder / doc["transcript"]).read_text("utf-8").splitlines()
-        if text.strip()
-    ]
-    owner = get_user_model().objects.create(username=f"prefix-{name}")
-    office = office_create_with_team(owner=owner, name=f"Prefix {name}")
-    channels = office.channels.filter(kind=doc["channel_kind"])
-    if doc["channel_kind"] == "dm":
-        channels = channels.filter(employee__name=doc["employee"])
-    channel = channels.get()
+    doc, lines = read(name)
+    _, channel = channel_for(doc, "prefix", name)
     assignee = channel_default_assignee(channel=channel)
     previous: tuple[str, str] | None = None
     same: list[int] = []
@@ -294,7 +286,7 @@ def _prefix(name: str) -> dict[str, object]:
         prompt = "".join(f"<{m['role']}>\n{m['content']}\n" for m in context.messages)
         summary = context.section("summary").text
         if previous is not None and previous[1]:
-            common = _common_prefix(previous[0], prompt)
+            common = common_prefix(previous[0], prompt)
             same.append(common)
             shares.append(common / len(prompt))
             stable.append(context.stable_prefix_chars)
@@ -310,15 +302,19 @@ def _prefix(name: str) -> dict[str, object]:
             at=at,
         )
         summary_fold(session_id=session.pk)
+
+    def median(values: list[Any], empty: float = 0) -> float:
+        return statistics.median(values) if values else empty
+
     return {
         "transcript": name,
         "transitions": len(same),
-        "median_chars": statistics.median(same) if same else 0,
+        "median_chars": median(same),
         "hits": sum(1 for s in same if s >= PREFIX_TARGET_CHARS),
-        "median_share": statistics.median(shares) if shares else 0.0,
+        "median_share": median(shares, 0.0),
         "folds": len(at_fold),
-        "median_at_fold": statistics.median(at_fold) if at_fold else 0,
-        "median_stable": statistics.median(stable) if stable else 0,
+        "median_at_fold": median(at_fold),
+        "median_stable": median(stable),
     }
 
 
@@ -416,9 +412,9 @@ def tables(all_results: list[dict[str, object]]) -> list[Table]:
 
 
 if __name__ == "__main__":
-    per_database.main(
+    per_database(
         script=__file__,
         description=__doc__.split("\n\n")[0],
-        measure=run_one_database,
+        measure=measure,
         tables=tables,
     )

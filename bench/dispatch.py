@@ -28,8 +28,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.pop("REDIS_URL", None)  # the embedded layer: the broadcast path alone
@@ -124,15 +123,8 @@ async def _main(args: argparse.Namespace) -> None:
     ]
     for name, measured in results.items():
         walls, cpus = [w for w, _ in measured], [c for _, c in measured]
-        rows.append(
-            [
-                name,
-                f"{min(walls):.1f}",
-                f"{statistics.median(walls):.1f}",
-                f"{min(cpus):.1f}",
-                f"{statistics.median(cpus):.1f}",
-            ]
-        )
+        figures = [min(walls), statistics.median(walls), min(cpus), statistics.median(cpus)]
+        rows.append([name, *(f"{figure:.1f}" for figure in figures)])
     emit("dispatch.py", [Table(title, rows)], record=not args.no_record)
 
 

@@ -9,6 +9,8 @@ assembly with the layer off, in one run, at 10 and 1,000 missions of history.
 Figures are ratios within one run (the machine is shared and noisy) and CPU time where a
 wall clock would count other processes' work."""
 
+import json
+import random
 import statistics
 import sys
 import time
@@ -18,22 +20,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import per_database  # noqa: E402
-from bench.context import filler  # noqa: E402
+from bench.context import bulk_history, filler  # noqa: E402
 from bench.meaning_models import _rss_mb  # noqa: E402
+from bench.report import per_database, scratch_database  # noqa: E402
 
 LENGTHS = (10, 1000)
 ROUNDS = 15
 
 
-def run_one_database() -> dict[str, Any]:
-    with per_database.scratch_database():
+def measure() -> dict[str, Any]:
+    with scratch_database():
         return _measure()
 
 
 def _measure() -> dict[str, Any]:
-    import random
-
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test.utils import override_settings
@@ -44,9 +44,7 @@ def _measure() -> dict[str, Any]:
     from context.services import passages_sweep
     from context.vectors import passages_embed
     from language import meaning
-    from missions.models import Mission, MissionStatus
     from office.services import office_create_with_team
-    from sessions.services import session_get_or_open_current
 
     before = _rss_mb()
     began = time.perf_counter()
@@ -58,30 +56,12 @@ def _measure() -> dict[str, Any]:
     office = office_create_with_team(owner=owner, name="Bench office")
     rng = random.Random(7)
     channels = list(office.channels.filter(kind="dm", employee__is_master=False).order_by("id"))
-    sessions = {}
-    for count in LENGTHS:
-        channel = channels.pop(0)
-        session = session_get_or_open_current(channel=channel)
-        Mission.objects.bulk_create(
-            [
-                Mission(
-                    session=session,
-                    channel=channel,
-                    seq=n,
-                    label=str(n),
-                    source="dm",
-                    assignee=channel.employee,
-                    instruction=filler(rng, n)[0],
-                    reply=filler(rng, n)[1],
-                    status=MissionStatus.DONE,
-                )
-                for n in range(1, count + 1)
-            ],
-            batch_size=200,
-        )
-        session.mission_count = count
-        session.save(update_fields=["mission_count"])
-        sessions[count] = session
+
+    def texts(n: int) -> tuple[str, str]:
+        # Instruction and reply from two draws of the filler, as in the recorded runs.
+        return filler(rng, n)[0], filler(rng, n)[1]
+
+    sessions = {count: bulk_history(channels.pop(0), count, texts)[0] for count in LENGTHS}
     passages_sweep(limit=sum(LENGTHS))
     passages = Passage.objects.count()
     began, began_cpu = time.perf_counter(), time.process_time()
@@ -132,16 +112,14 @@ def _measure() -> dict[str, Any]:
 
 
 def print_report(results: list[dict[str, Any]]) -> None:
-    import json
-
     for result in results:
         print(json.dumps(result))
 
 
 if __name__ == "__main__":
-    per_database.main(
+    per_database(
         script=__file__,
         description=__doc__ or "",
-        measure=run_one_database,
+        measure=measure,
         report=print_report,
     )

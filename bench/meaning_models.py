@@ -86,11 +86,7 @@ _PASSAGE_SEEDS = [
 
 
 def _passages(count: int) -> list[str]:
-    out = []
-    for i in range(count):
-        seed = _PASSAGE_SEEDS[i % len(_PASSAGE_SEEDS)]
-        out.append(f"{seed} (#{i})")
-    return out
+    return [f"{_PASSAGE_SEEDS[i % len(_PASSAGE_SEEDS)]} (#{i})" for i in range(count)]
 
 
 def quality(query: Encode, passage: Encode) -> dict[str, object]:

@@ -29,7 +29,7 @@ _FACTS = {
     "sns": "SNS 게시물은 지수 씨가 맡고 있어요.",
     "latte": "신메뉴 라떼 가격은 6,500원으로 하기로 했어요.",
     "rent": "매장 월세 계약 만료일은 내년 3월 말이에요.",
-    "launch": "The Harbor Dental site launches on June 11.",
+    "site": "The Harbor Dental site launches on June 11.",
     "books": "Accounts are kept by Priya at Ledgerly.",
     "shoot": "The fee agreed with Mira for the shoot is $1,800.",
     "friday": "At the end of the week the office closes at 3pm.",
@@ -37,101 +37,35 @@ _FACTS = {
     "offsite": "We booked a lodge in Asheville for the retreat.",
 }
 
+# One probe a line: its kind, the question, the fact it asks about (a key of _FACTS) and
+# the distractor.
+_PROBE_LINES = """
+ko | 커피콩은 언제 배달돼요? | beans | 배달 앱 수수료가 이번 달부터 올랐어요.
+ko | 가게 문 여는 시간이 몇 시죠? | hours | 문 앞 화분은 다음 주에 바꿀게요.
+ko | 직원 월급날이 언제예요? | payday | 직원 휴게실 에어컨이 고장 났어요.
+ko | 인스타그램에 글 올리는 담당자가 누구죠? | sns | 담당자 연락처는 명함에 적혀 있어요.
+ko | 새로 나온 음료 값은 얼마로 정했나요? | latte | 음료 컵 뚜껑 재고가 얼마 안 남았어요.
+ko | 가게 임대가 끝나는 때가 언제죠? | rent | 가게 간판 조명이 깜빡거려요.
+en | When does the dentist's website go live? | site | The client asked for a darker website header.
+en | Who does our bookkeeping? | books | Our bookkeeping software renewal is due in May.
+en | How much are we paying the photographer? | shoot | The photographer prefers morning light.
+en | What time do we stop working on Fridays? | friday | Fridays are for code review.
+en | Which typefaces did we pick? | font | We pick the winner of the logo contest next week.
+en | Where is the team getaway? | offsite | The team lunch is on Thursday.
+ko→en | 사진작가한테 얼마 주기로 했죠? | shoot | 사진 보정은 내일까지 끝내 주세요.
+ko→en | 치과 홈페이지는 언제 공개돼요? | site | 홈페이지 배너 색을 더 어둡게 해 달래요.
+ko→en | 금요일엔 몇 시에 퇴근해요? | friday | 금요일 점심은 피자로 할게요.
+ko→en | 장부 정리는 누가 해요? | books | 장부 양식을 새로 만들어야 해요.
+en→ko | When do the coffee beans arrive? | beans | The coffee grinder arrives next month.
+en→ko | Who runs our Instagram? | sns | Instagram changed its ad prices again.
+en→ko | What is the new drink going to cost? | latte | The new menu boards cost too much.
+en→ko | When is payday for the staff? | payday | The staff room needs a new fridge.
+"""
 PROBES: list[Probe] = [
-    Probe(
-        "커피콩은 언제 배달돼요?", _FACTS["beans"], "배달 앱 수수료가 이번 달부터 올랐어요.", "ko"
-    ),
-    Probe(
-        "가게 문 여는 시간이 몇 시죠?", _FACTS["hours"], "문 앞 화분은 다음 주에 바꿀게요.", "ko"
-    ),
-    Probe("직원 월급날이 언제예요?", _FACTS["payday"], "직원 휴게실 에어컨이 고장 났어요.", "ko"),
-    Probe(
-        "인스타그램에 글 올리는 담당자가 누구죠?",
-        _FACTS["sns"],
-        "담당자 연락처는 명함에 적혀 있어요.",
-        "ko",
-    ),
-    Probe(
-        "새로 나온 음료 값은 얼마로 정했나요?",
-        _FACTS["latte"],
-        "음료 컵 뚜껑 재고가 얼마 안 남았어요.",
-        "ko",
-    ),
-    Probe("가게 임대가 끝나는 때가 언제죠?", _FACTS["rent"], "가게 간판 조명이 깜빡거려요.", "ko"),
-    Probe(
-        "When does the dentist's website go live?",
-        _FACTS["launch"],
-        "The client asked for a darker website header.",
-        "en",
-    ),
-    Probe(
-        "Who does our bookkeeping?",
-        _FACTS["books"],
-        "Our bookkeeping software renewal is due in May.",
-        "en",
-    ),
-    Probe(
-        "How much are we paying the photographer?",
-        _FACTS["shoot"],
-        "The photographer prefers morning light.",
-        "en",
-    ),
-    Probe(
-        "What time do we stop working on Fridays?",
-        _FACTS["friday"],
-        "Fridays are for code review.",
-        "en",
-    ),
-    Probe(
-        "Which typefaces did we pick?",
-        _FACTS["font"],
-        "We pick the winner of the logo contest next week.",
-        "en",
-    ),
-    Probe(
-        "Where is the team getaway?",
-        _FACTS["offsite"],
-        "The team lunch is on Thursday.",
-        "en",
-    ),
-    Probe(
-        "사진작가한테 얼마 주기로 했죠?",
-        _FACTS["shoot"],
-        "사진 보정은 내일까지 끝내 주세요.",
-        "ko→en",
-    ),
-    Probe(
-        "치과 홈페이지는 언제 공개돼요?",
-        _FACTS["launch"],
-        "홈페이지 배너 색을 더 어둡게 해 달래요.",
-        "ko→en",
-    ),
-    Probe("금요일엔 몇 시에 퇴근해요?", _FACTS["friday"], "금요일 점심은 피자로 할게요.", "ko→en"),
-    Probe("장부 정리는 누가 해요?", _FACTS["books"], "장부 양식을 새로 만들어야 해요.", "ko→en"),
-    Probe(
-        "When do the coffee beans arrive?",
-        _FACTS["beans"],
-        "The coffee grinder arrives next month.",
-        "en→ko",
-    ),
-    Probe(
-        "Who runs our Instagram?",
-        _FACTS["sns"],
-        "Instagram changed its ad prices again.",
-        "en→ko",
-    ),
-    Probe(
-        "What is the new drink going to cost?",
-        _FACTS["latte"],
-        "The new menu boards cost too much.",
-        "en→ko",
-    ),
-    Probe(
-        "When is payday for the staff?",
-        _FACTS["payday"],
-        "The staff room needs a new fridge.",
-        "en→ko",
-    ),
+    Probe(question, _FACTS[fact], distractor, kind)
+    for kind, question, fact, distractor in (
+        line.split(" | ") for line in _PROBE_LINES.strip().splitlines()
+    )
 ]
 
 # (a, b, same subject?)

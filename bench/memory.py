@@ -19,8 +19,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import per_database  # noqa: E402
-from bench.report import Table  # noqa: E402
+from bench.report import Table, per_database, scratch_database  # noqa: E402
 
 SIZES = (100, 1_000, 10_000)
 PROBES = 100
@@ -81,96 +80,76 @@ def filler(rng: random.Random, n: int) -> str:
     )
 
 
-def run_one_database() -> dict[str, object]:
-    with per_database.scratch_database():
-        return _measure()
+def measure() -> dict[str, object]:
+    with scratch_database():
+        from django.conf import settings
+        from django.contrib.auth import get_user_model
+        from django.db import connection
 
+        from context.selectors import context_for_next
+        from language.analysis import normalised
+        from memory.models import MemoryItem
+        from office.services import office_create_with_team
+        from sessions.services import session_get_or_open_current
 
-def _measure() -> dict[str, object]:
-    from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from django.db import connection
-
-    from context.selectors import context_for_next
-    from language.analysis import normalised
-    from memory.models import MemoryItem
-    from office.services import office_create_with_team
-    from sessions.services import session_get_or_open_current
-
-    rng = random.Random(5)
-    owner = get_user_model().objects.create(username="bench")
-    offices = {}
-    for size in SIZES:
-        office = office_create_with_team(owner=owner, name=f"Memory {size}")
-        texts = [filler(rng, n) for n in range(size)]
-        # Bulk rows skip the memory services: give them their search terms here.
-        MemoryItem.objects.bulk_create(
-            (
-                MemoryItem(
-                    office=office,
-                    scope="office",
-                    kind="fact",
-                    text=text,
-                    terms=normalised(text),
-                    origin="admin",
-                )
-                for text in texts
-            ),
-            batch_size=1000,
-        )
-        offices[size] = office
-    channels = {
-        size: office.channels.get(kind="dm", employee__name="Theo")
-        for size, office in offices.items()
-    }
-    instruction = "Can you check when the design review happens and who owns it?"
-    timings: dict[int, list[float]] = {size: [] for size in SIZES}
-    for channel in channels.values():
-        context_for_next(
-            channel=channel,
-            session=session_get_or_open_current(channel=channel),
-            instruction=instruction,
-        )
-    for _ in range(ROUNDS):
-        for size, channel in channels.items():
-            started = time.perf_counter()
-            context_for_next(
-                channel=channel,
-                session=session_get_or_open_current(channel=channel),
-                instruction=instruction,
+        def item(office: Any, text: str) -> MemoryItem:
+            # Made without the memory services: given their search terms here.
+            return MemoryItem(
+                office=office,
+                scope="office",
+                kind="fact",
+                origin="admin",
+                text=text,
+                terms=normalised(text),
             )
-            timings[size].append(time.perf_counter() - started)
 
-    # recall@budget: plant one item per probe in the 10,000-item office.
-    office, channel = offices[SIZES[-1]], channels[SIZES[-1]]
-    hits, over_budget = 0, 0
-    for probe in range(PROBES):
-        name = f"{rng.choice(_NAMES)}{probe}"
-        planted_text = f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly."
-        planted = MemoryItem.objects.create(
-            office=office,
-            scope="office",
-            kind="fact",
-            origin="admin",
-            text=planted_text,
-            terms=normalised(planted_text),
-        )
-        question = f"Remind me: what do we know about {name}? Anything due soon?"
-        section = context_for_next(
-            channel=channel,
-            session=session_get_or_open_current(channel=channel),
-            instruction=question,
-        ).section("memory")
-        hits += planted.pk in section.memory_ids
-        over_budget += section.chars > settings.MEMORY_BUDGET_CHARS
-        planted.delete()
-    return {
-        "vendor": connection.vendor,
-        "assembly_ms": {size: statistics.median(t) * 1000 for size, t in timings.items()},
-        "recall_at_budget": hits / PROBES,
-        "over_budget": over_budget,
-        "budget": settings.MEMORY_BUDGET_CHARS,
-    }
+        def assemble(channel: Any, instruction: str) -> Any:
+            session = session_get_or_open_current(channel=channel)
+            return context_for_next(channel=channel, session=session, instruction=instruction)
+
+        rng = random.Random(5)
+        owner = get_user_model().objects.create(username="bench")
+        offices = {}
+        for size in SIZES:
+            office = office_create_with_team(owner=owner, name=f"Memory {size}")
+            texts = [filler(rng, n) for n in range(size)]
+            MemoryItem.objects.bulk_create((item(office, t) for t in texts), batch_size=1000)
+            offices[size] = office
+        channels = {
+            size: office.channels.get(kind="dm", employee__name="Theo")
+            for size, office in offices.items()
+        }
+        instruction = "Can you check when the design review happens and who owns it?"
+        timings: dict[int, list[float]] = {size: [] for size in SIZES}
+        for channel in channels.values():
+            assemble(channel, instruction)
+        for _ in range(ROUNDS):
+            for size, channel in channels.items():
+                started = time.perf_counter()
+                assemble(channel, instruction)
+                timings[size].append(time.perf_counter() - started)
+
+        # recall@budget: plant one item per probe in the 10,000-item office.
+        office, channel = offices[SIZES[-1]], channels[SIZES[-1]]
+        hits, over_budget = 0, 0
+        for probe in range(PROBES):
+            name = f"{rng.choice(_NAMES)}{probe}"
+            planted = item(
+                office, f"The {name} account renews {rng.choice(_WHEN)} and is billed yearly."
+            )
+            planted.save()
+            question = f"Remind me: what do we know about {name}? Anything due soon?"
+            section = assemble(channel, question).section("memory")
+            hits += planted.pk in section.memory_ids
+            over_budget += section.chars > settings.MEMORY_BUDGET_CHARS
+            planted.delete()
+        return {
+            "vendor": connection.vendor,
+            "assembly_ms": {size: statistics.median(t) * 1000 for size, t in timings.items()},
+            "recall_at_budget": hits / PROBES,
+            "over_budget": over_budget,
+            "budget": settings.MEMORY_BUDGET_CHARS,
+        }
 
 
 def tables(results: list[dict[str, Any]]) -> list[Table]:
@@ -197,9 +176,9 @@ def tables(results: list[dict[str, Any]]) -> list[Table]:
 
 
 if __name__ == "__main__":
-    per_database.main(
+    per_database(
         script=__file__,
         description=(__doc__ or "").split("\n\n")[0],
-        measure=run_one_database,
+        measure=measure,
         tables=tables,
     )

@@ -31,14 +31,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import per_database  # noqa: E402
-from bench.report import Table  # noqa: E402
+from bench.report import Table, per_database, scratch_database  # noqa: E402
 
 MISSIONS = 20  # per channel and round: the concurrency benchmark's scenario 2 sends 20
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "7"))
 
 
-def _fake_model() -> tuple[subprocess.Popen[str], str]:
+def measure() -> dict[str, Any]:
     server = subprocess.Popen(
         [sys.executable, "-m", "tests.fake_openai", "--port", "0"],
         cwd=ROOT,
@@ -46,21 +45,16 @@ def _fake_model() -> tuple[subprocess.Popen[str], str]:
         text=True,
     )
     assert server.stdout is not None
-    return server, server.stdout.readline().strip()
-
-
-def measure() -> dict[str, Any]:
-    server, url = _fake_model()
     os.environ.update(
         LLM_PROVIDER="openai",
         OPENAI_API_KEY="sk-bench",
-        OPENAI_BASE_URL=url,
+        OPENAI_BASE_URL=server.stdout.readline().strip(),
         OPENAI_MODEL="bench-model",
         INSTRUCTION_RATE_LIMIT="0",
         FOLD_BATCH="8",
     )
     try:
-        with per_database.scratch_database():
+        with scratch_database():
             return _rounds()
     finally:
         server.terminate()
@@ -148,22 +142,20 @@ def tables(results: list[dict[str, Any]]) -> list[Table]:
     rows: list[tuple[object, ...]] = [
         ("database", "lowest", "median", "of it, gc", "queries", "rounds × missions")
     ]
-    for r in results:
-        rows.append(
-            (
-                r["database"],
-                f"{r['lowest_ms']:.2f} ms",
-                f"{r['median_ms']:.2f} ms",
-                f"{r['gc_ms']:.2f} ms",
-                f"{r['queries']:.1f}",
-                f"{r['rounds']} × {r['missions']}",
-            )
+    rows += [
+        (
+            r["database"],
+            *(f"{r[key]:.2f} ms" for key in ("lowest_ms", "median_ms", "gc_ms")),
+            f"{r['queries']:.1f}",
+            f"{r['rounds']} × {r['missions']}",
         )
+        for r in results
+    ]
     return [Table("CPU of one mission, one process", rows)]
 
 
 if __name__ == "__main__":
-    per_database.main(
+    per_database(
         script=__file__,
         description=__doc__.splitlines()[0] if __doc__ else "",
         measure=measure,

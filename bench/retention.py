@@ -35,6 +35,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -42,10 +44,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import per_database, retention_meaning  # noqa: E402
+from bench import retention_meaning  # noqa: E402
+from bench.report import per_database, scratch_database  # noqa: E402
 from bench.retention_report import print_report, tables  # noqa: E402
+from bench.transcripts.common import channel_for, read  # noqa: E402
 
-TRANSCRIPTS_DIR = ROOT / "bench" / "transcripts"
 TRANSCRIPTS = ("launch_en", "launch_ko", "long_talk_en", "long_talk_ko")
 # The office conversations of the meaning evaluation (issue 43; `--evaluation`): questions
 # asked after the last mission, with the checks of bench/retention_meaning.py.
@@ -67,16 +70,23 @@ def prompt_bytes(messages: list[dict[str, str]]) -> bytes:
     return "".join(f"<{m['role']}>\n{m['content']}\n" for m in messages).encode("utf-8")
 
 
-def prefix_share(previous: bytes, current: bytes) -> float:
-    """The share of `current` that is byte-identical to the start of `previous`."""
-    if not current:
-        return 0.0
+def common_prefix(previous: Sequence[object], current: Sequence[object]) -> int:
+    """How many bytes (or chars) at the start of `current` are those of `previous`."""
     same = 0
     for a, b in zip(previous, current, strict=False):
         if a != b:
             break
         same += 1
-    return same / len(current)
+    return same
+
+
+def prefix_share(previous: bytes, current: bytes) -> float:
+    """The share of `current` that is byte-identical to the start of `previous`."""
+    return common_prefix(previous, current) / len(current) if current else 0.0
+
+
+def _found(needle: str, text: str) -> bool:
+    return needle.casefold() in text.casefold()
 
 
 def _plain(text: str) -> str:
@@ -120,15 +130,8 @@ class PlainRetrieval:
             for turn in (line["instruction"] + "\n" + line["reply"]).splitlines()
             if turn.strip()
         ]
-        self.counts: list[dict[str, int]] = []
-        frequency: dict[str, int] = {}
-        for unit in self.units:
-            count: dict[str, int] = {}
-            for term in terms(unit):
-                count[term] = count.get(term, 0) + 1
-            self.counts.append(count)
-            for term in count:
-                frequency[term] = frequency.get(term, 0) + 1
+        self.counts = [Counter(terms(unit)) for unit in self.units]
+        frequency = Counter(term for count in self.counts for term in count)
         n = len(self.units)
         self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
         self.lengths = [sum(c.values()) for c in self.counts]
@@ -140,12 +143,12 @@ class PlainRetrieval:
         wanted = [t for t in query_terms(question) if t in self.idf]
         scored: list[tuple[float, int]] = []
         for index, count in enumerate(self.counts):
-            score = 0.0
             norm = self.K1 * (1 - self.B + self.B * self.lengths[index] / max(self.average, 1))
-            for term in wanted:
-                tf = count.get(term, 0)
-                if tf:
-                    score += self.idf[term] * tf * (self.K1 + 1) / (tf + norm)
+            score = sum(
+                self.idf[t] * count[t] * (self.K1 + 1) / (count[t] + norm)
+                for t in wanted
+                if count[t]
+            )
             if score > 0:
                 scored.append((-score, index))
         chosen: list[int] = []
@@ -178,14 +181,10 @@ def run_one_database() -> dict[str, Any]:
             # A file, not Django's default in-memory test database: WAL and FTS5 as in
             # the embedded runtime. Removed with the scratch directory.
             default.settings_dict["TEST"]["NAME"] = str(scratch / "retention.sqlite3")
-        with per_database.scratch_database():
+        with scratch_database():
             return _measure(scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _found(needle: str, text: str) -> bool:
-    return needle.casefold() in text.casefold()
 
 
 def _envelope(kind: str) -> int:
@@ -237,41 +236,29 @@ def _reversal_state(summary: str, *, old: str, new: str) -> tuple[str, list[str]
 
 
 def _measure(scratch: Path) -> dict[str, Any]:
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connection
 
     from context.selectors import context_for_next
-    from office.services import office_create_with_team
     from sessions.selectors import session_current
 
     results: dict[str, Any] = {"vendor": connection.vendor, "transcripts": []}
     only = [n for n in os.environ.get("RETENTION_TRANSCRIPTS", "").split(",") if n]
     for name in only or TRANSCRIPTS:
-        doc = json.loads((TRANSCRIPTS_DIR / f"{name}.questions.json").read_text("utf-8"))
-        raw = (TRANSCRIPTS_DIR / doc["transcript"]).read_text("utf-8")
-        lines = [json.loads(text) for text in raw.splitlines() if text.strip()]
-        owner = get_user_model().objects.create(username=f"retention-{name}")
-        office = office_create_with_team(owner=owner, name=f"Retention {name}")
-        kind = doc["channel_kind"]
-        channels = office.channels.filter(kind=kind)
-        if kind == "dm":
-            channels = channels.filter(employee__name=doc["employee"])
-        channel = channels.get()
-        envelope = _envelope(kind)
+        doc, lines = read(name)
+        office, channel = channel_for(doc, "retention", name)
         record: dict[str, Any] = {
             "name": name,
             "language": doc["language"],
-            "kind": kind,
-            "envelope": envelope,
+            "kind": doc["channel_kind"],
+            "envelope": _envelope(doc["channel_kind"]),
             "missions": len(lines),
             "checkpoints": [],
+            "prefix_shares": [],
         }
-        checkpoints = tuple(doc.get("checkpoints", CHECKPOINTS))
-        record["prefix_shares"] = []
         previous: bytes | None = None
         done = 0
-        for checkpoint in checkpoints:
+        for checkpoint in tuple(doc.get("checkpoints", CHECKPOINTS)):
             started = time.perf_counter()
             # One mission at a time: the prompt each mission gets is assembled before it
             # is recorded, to measure what of it is byte-identical to the previous one's.
@@ -291,57 +278,49 @@ def _measure(scratch: Path) -> dict[str, Any]:
                     previous = prompt
                 part = scratch / f"{name}-{index + 1}.jsonl"
                 part.write_text(json.dumps(line, ensure_ascii=False) + "\n", encoding="utf-8")
-                call_command(
-                    "replay",
-                    str(part),
-                    channel=channel.pk,
-                    stdout=io.StringIO(),
-                    stderr=io.StringIO(),
-                )
+                quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
+                call_command("replay", str(part), channel=channel.pk, **quiet)
             replay_seconds = time.perf_counter() - started
             done = checkpoint
             session = session_current(channel=channel)
             assert session is not None
-            at = datetime.fromisoformat(lines[checkpoint - 1]["at"]) + timedelta(hours=2)
-            history = _history(lines[:checkpoint])
-            plain = PlainRetrieval(lines[:checkpoint])
+            facts = [
+                {**f, "sentence": f.get("sentence") or stating_sentence(f, lines)}
+                for f in doc["facts"]
+                if f["planted"] <= checkpoint
+            ]
+            probed = _probe(
+                channel=channel,
+                session=session,
+                at=datetime.fromisoformat(lines[checkpoint - 1]["at"]) + timedelta(hours=2),
+                facts=facts,
+                lines=lines[:checkpoint],
+                doc=doc,
+                office=office,
+            )
             record["checkpoints"].append(
-                _probe(
-                    context_for_next,
-                    channel=channel,
-                    session=session,
-                    at=at,
-                    facts=[
-                        {**f, "sentence": f.get("sentence") or stating_sentence(f, lines)}
-                        for f in doc["facts"]
-                        if f["planted"] <= checkpoint
-                    ],
-                    history=history,
-                    plain=plain,
-                    checkpoint=checkpoint,
-                    replay_seconds=replay_seconds,
-                    doc=doc,
-                    office=office,
-                )
+                {"checkpoint": checkpoint, "replay_seconds": replay_seconds, **probed}
             )
         results["transcripts"].append(record)
     return results
 
 
 def _probe(
-    context_for_next: Any,
     *,
     channel: Any,
     session: Any,
     at: datetime,
     facts: list[dict[str, Any]],
-    history: str,
-    plain: "PlainRetrieval",
-    checkpoint: int,
-    replay_seconds: float,
+    lines: list[dict[str, str]],
     doc: dict[str, Any],
     office: Any,
 ) -> dict[str, Any]:
+    """Every question of `facts` asked of the context of a next mission at `at`, and of
+    the references of the same size (the newest history, plain retrieval)."""
+    from context.selectors import context_for_next
+
+    history = _history(lines)
+    plain = PlainRetrieval(lines)
     meaning = "pastes" in doc
     summary_texts: dict[str, str] = {}
     questions: list[dict[str, Any]] = []
@@ -361,18 +340,20 @@ def _probe(
             total = context.total_chars
             largest = max(largest, total)
             sections = {s.name: s for s in context.sections}
-            for s in context.sections:
-                if s.name != "current" and s.name not in section_names:
-                    section_names.append(s.name)
+            section_names += [n for n in sections if n != "current" and n not in section_names]
+            summary, memory, system = (
+                sections[n].text if n in sections else "" for n in ("summary", "memory", "system")
+            )
             plain_text = plain.select(question["text"], total)
+            newest = history[-total:]
             entry: dict[str, Any] = {
                 "fact": fact["id"],
                 "kind": question["kind"],
                 "question": question["text"],
                 "answer": answer,
                 "hit": _found(answer, text),
-                "naive_hit": _found(answer, history[-total:]),
-                "naive_sentence": _stated(fact["sentence"], history[-total:]),
+                "naive_hit": _found(answer, newest),
+                "naive_sentence": _stated(fact["sentence"], newest),
                 "sentence_hit": _stated(fact["sentence"], text),
                 "plain_hit": _found(answer, plain_text),
                 "plain_sentence": _stated(fact["sentence"], plain_text),
@@ -381,38 +362,34 @@ def _probe(
                 ],
                 "prompt_chars": total,
             }
-            summary = sections["summary"].text if "summary" in sections else ""
             if meaning:
                 summary_texts.setdefault(fact["id"], summary)
                 shown = "\n".join(s.text for s in context.sections if s.name != "current")
-                system = sections["system"].text if "system" in sections else ""
                 entry.update(
                     retention_meaning.question_checks(
                         fact=fact,
                         question=question,
-                        texts={"product": shown, "plain": plain_text, "newest": history[-total:]},
+                        texts={"product": shown, "plain": plain_text, "newest": newest},
                         system=system,
                         rules=doc["rules"]["person"],
                     )
                 )
             if old is not None:
-                state, lines = _reversal_state(summary, old=old, new=answer)
+                state, live = _reversal_state(summary, old=old, new=answer)
                 reversed_state[fact["id"]] = state
                 if state == "L":
-                    reversed_live[fact["id"]] = lines
-                memory = sections["memory"].text if "memory" in sections else ""
+                    reversed_live[fact["id"]] = live
                 for line in memory.splitlines():
                     if _found(old, line) and not _found(answer, line):
                         old_in_memory.setdefault(fact["id"], line.strip()[:SNIPPET])
             if not entry["hit"]:
                 recall = sections.get("recall")
-                memory_text = sections["memory"].text if "memory" in sections else ""
                 entry["instead"] = {
                     "recall_excerpt": _recall_excerpt(
                         recall.text if recall else "", fact["planted"]
                     ),
                     "summary": _lines_about(summary, fact["topic"]),
-                    "memory": _lines_about(memory_text, fact["topic"]),
+                    "memory": _lines_about(memory, fact["topic"]),
                     "recall_seqs": recall.mission_seqs if recall is not None else [],
                     "planted": fact["planted"],
                     "old_present": [
@@ -422,27 +399,24 @@ def _probe(
                 }
             questions.append(entry)
     elapsed = time.perf_counter() - started
-    extra: dict[str, Any] = {}
-    if meaning:
-        extra["meaning"] = retention_meaning.measure(
-            office=office,
-            session=session,
-            doc=doc,
-            questions=questions,
-            summary_texts=summary_texts,
-        )
-    return {
-        **extra,
-        "checkpoint": checkpoint,
+    probed: dict[str, Any] = {
         "questions": questions,
         "sections": section_names,
         "reversed_state": reversed_state,
         "reversed_live": reversed_live,
         "old_in_memory": old_in_memory,
         "largest_prompt": largest,
-        "replay_seconds": replay_seconds,
         "assembly_ms": elapsed / max(len(questions), 1) * 1000,
     }
+    if meaning:
+        probed["meaning"] = retention_meaning.measure(
+            office=office,
+            session=session,
+            doc=doc,
+            questions=questions,
+            summary_texts=summary_texts,
+        )
+    return probed
 
 
 if __name__ == "__main__":
@@ -463,7 +437,7 @@ if __name__ == "__main__":
     # SQLite unless told otherwise (per_database's own default is both).
     if not any(a == "--database" or a.startswith("--database=") for a in sys.argv[1:]):
         sys.argv[1:1] = ["--database", "sqlite"]
-    per_database.main(
+    per_database(
         script=__file__,
         description=__doc__.split("\n\n")[0],
         measure=run_one_database,

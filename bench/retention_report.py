@@ -21,6 +21,12 @@ def _pct(value: float) -> str:
     return f"{value * 100:.0f}%"
 
 
+def _by_kind(qs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The questions in the fact's own words, and the others (paraphrased)."""
+    reused = [q for q in qs if q["kind"] == "reused"]
+    return reused, [q for q in qs if q["kind"] != "reused"]
+
+
 def _mark(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -64,7 +70,8 @@ def _worst(records: list[dict[str, Any]], pick: str) -> tuple[str, bool | None]:
                 ratio = share / tail if tail else (float("inf") if share else 0.0)
                 rows.append((ratio, _vs_tail(share, tail)[0], r["name"], cp["checkpoint"]))
             else:
-                chosen = [q for q in cq if (q["kind"] == "reused") == (pick == "reused")]
+                reused, para = _by_kind(cq)
+                chosen = reused if pick == "reused" else para
                 if not chosen:
                     continue
                 rows.append((_share(chosen), _pct(_share(chosen)), r["name"], cp["checkpoint"]))
@@ -80,8 +87,7 @@ def _targets(records: list[dict[str, Any]]) -> dict[str, tuple[str, bool | None]
     """Each target's value (text) and verdict (None: information only) over `records`:
     over all their questions, and at the checkpoint where it fares worst."""
     qs = [q for r in records for cp in r["checkpoints"] for q in cp["questions"]]
-    reused = [q for q in qs if q["kind"] == "reused"]
-    para = [q for q in qs if q["kind"] != "reused"]
+    reused, para = _by_kind(qs)
     particles = [q for q in qs if q["kind"] == "particles"]
     share, tail = _share(qs), _share(qs, "naive_hit")
     ratio_text, ratio_ok = _vs_tail(share, tail)
@@ -118,24 +124,30 @@ def _targets(records: list[dict[str, Any]]) -> dict[str, tuple[str, bool | None]
     }
 
 
+def _summary(records: list[dict[str, Any]]) -> tuple[list[str], list[tuple[str, list[str]]]]:
+    """The summary's columns (each transcript, then all of them) and its rows: each
+    target's value with its verdict."""
+    columns = [(r["name"], _targets([r])) for r in records] + [("all", _targets(records))]
+    rows = []
+    for label in columns[0][1]:
+        verdicts = (targets[label] for _, targets in columns)
+        rows.append((label, [v + ("" if ok is None else " " + _mark(ok)) for v, ok in verdicts]))
+    return [name for name, _ in columns], rows
+
+
 def print_report(all_results: list[dict[str, Any]]) -> None:
     for results in all_results:
         print(f"\n== retention on {results['vendor']} ==")
         records = results["transcripts"]
         for record in records:
             _print_transcript(record)
-        columns = [(r["name"], _targets([r])) for r in records] + [("all", _targets(records))]
         questions = sum(len(cp["questions"]) for r in records for cp in r["checkpoints"])
         at = sum(len(r["checkpoints"]) for r in records)
         print(f"\nsummary ({results['vendor']}, {questions} questions at {at} checkpoints)")
-        width = 32
-        print(f"  {'':<34}" + "".join(f"{name:<{width}}" for name, _ in columns))
-        for label in columns[0][1]:
-            cells = []
-            for _, targets in columns:
-                value, ok = targets[label]
-                cells.append(f"{value + ('' if ok is None else ' ' + _mark(ok)):<{width}}")
-            print(f"  {label:<34}" + "".join(cells))
+        names, rows = _summary(records)
+        print(f"  {'':<34}" + "".join(f"{name:<32}" for name in names))
+        for label, cells in rows:
+            print(f"  {label:<34}" + "".join(f"{cell:<32}" for cell in cells))
         _against_references(records)
         _print_meaning(records)
 
@@ -238,7 +250,7 @@ def _meaning_rows(records: list[dict[str, Any]]) -> list[tuple[object, ...]]:
             for name in ("product", "plain", "newest")
         }
         held = [q for q in qs if q["held_out"]]
-        para = [q for q in qs if q["kind"] != "reused"]
+        para = _by_kind(qs)[1]
         keys = [set(q["rules_in_system"]) for q in qs]
         in_force = len(set.intersection(*keys)) if keys else 0
         share, plain = _share(qs), _share(qs, "plain_hit")
@@ -317,8 +329,7 @@ def _print_transcript(record: dict[str, Any]) -> None:
     )
     for cp in record["checkpoints"]:
         qs = cp["questions"]
-        reused = [q for q in qs if q["kind"] == "reused"]
-        para = [q for q in qs if q["kind"] != "reused"]
+        reused, para = _by_kind(qs)
         share, tail = _share(qs), _share(qs, "naive_hit")
         ratio_text, _ = _vs_tail(share, tail)
         by_section = " ".join(
@@ -359,18 +370,13 @@ def _print_transcript(record: dict[str, Any]) -> None:
     for checkpoint, q in misses:
         instead = q["instead"]
         recalled = instead["recall_seqs"]
-        if instead["planted"] in recalled:
-            where = f"#{instead['planted']} recalled, but its excerpt misses the answer"
-        else:
-            where = f"#{instead['planted']} not recalled"
+        where = "recalled, but its excerpt misses the answer"
+        where = where if instead["planted"] in recalled else "not recalled"
+        old = instead["old_present"]
         print(
             f"  @{checkpoint} {q['fact']}/{q['kind']}: {q['question']!r} expects {q['answer']!r}: "
-            f"{where}; recall seqs {recalled or '[]'}"
-            + (
-                f"; old value in {', '.join(instead['old_present'])}"
-                if instead["old_present"]
-                else ""
-            )
+            f"#{instead['planted']} {where}; recall seqs {recalled or '[]'}"
+            + (f"; old value in {', '.join(old)}" if old else "")
         )
         if instead["recall_excerpt"]:
             print(f"      recall: {instead['recall_excerpt']}")
@@ -385,24 +391,18 @@ def tables(all_results: list[dict[str, Any]]) -> list[Table]:
     out: list[Table] = []
     analyser = os.environ.get("SEARCH_KOREAN_ANALYSER") or "kiwi"
     for results in all_results:
-        records = results["transcripts"]
-        columns = [(r["name"], _targets([r])) for r in records] + [("all", _targets(records))]
-        rows: list[tuple[object, ...]] = [("measure", *(name for name, _ in columns))]
-        for label in columns[0][1]:
-            shown = "↳ " + label.strip() if label.startswith(" ") else label
-            cells = []
-            for _, targets in columns:
-                value, ok = targets[label]
-                cells.append(value + ("" if ok is None else " " + _mark(ok)))
-            rows.append((shown, *cells))
-        title = f"Retention on {results['vendor']} (Korean analyser: {analyser})"
-        out.append(Table(title, rows))
+        records, vendor = results["transcripts"], results["vendor"]
+        names, summary = _summary(records)
+        rows: list[tuple[object, ...]] = [("measure", *names)]
+        for label, cells in summary:
+            rows.append(("↳ " + label.strip() if label.startswith(" ") else label, *cells))
+        out.append(Table(f"Retention on {vendor} (Korean analyser: {analyser})", rows))
         against = _reference_rows(records)
         if against:
-            title = f"Against plain retrieval of the same size, on {results['vendor']}"
+            title = f"Against plain retrieval of the same size, on {vendor}"
             out.append(Table(title, [REFERENCE_HEADER, *against]))
         meaning = _meaning_rows(records)
         if meaning:
-            title = f"Meaning: office conversations, on {results['vendor']}"
+            title = f"Meaning: office conversations, on {vendor}"
             out.append(Table(title, [MEANING_HEADER, *meaning]))
     return out

@@ -1,6 +1,6 @@
 """What every transcript shares: its words read from data/NAME.yaml, the rule that keeps a
-planted answer out of every other mission, its two files, and the fairness check that reads
-those files as committed."""
+planted answer out of every other mission, its two files, the fairness check that reads
+those files as committed, and the office channel a benchmark replays it into."""
 
 import json
 from collections.abc import Iterable, Sequence
@@ -47,12 +47,33 @@ def render(name: str, lines: list[dict[str, str]], document: dict[str, object]) 
     return {HERE / f"{name}.jsonl": jsonl, HERE / f"{name}.questions.json": questions}
 
 
+def read(name: str, folder: Path = HERE) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """The committed transcript NAME: its questions document and its missions."""
+    doc = json.loads((folder / f"{name}.questions.json").read_text("utf-8"))
+    raw = (folder / doc["transcript"]).read_text("utf-8")
+    return doc, [json.loads(row) for row in raw.splitlines() if row.strip()]
+
+
+def channel_for(doc: dict[str, Any], label: str, name: str) -> tuple[Any, Any]:
+    """A fresh office (Django set up) and the channel the transcript `doc` is held in."""
+    from django.contrib.auth import get_user_model
+
+    from office.services import office_create_with_team
+
+    owner = get_user_model().objects.create(username=f"{label}-{name}")
+    office = office_create_with_team(owner=owner, name=f"{label.capitalize()} {name}")
+    channels = office.channels.filter(kind=doc["channel_kind"])
+    if doc["channel_kind"] == "dm":
+        channels = channels.filter(employee__name=doc["employee"])
+    return office, channels.get()
+
+
 def unfair(name: str, folder: Path = HERE) -> list[str]:
     """What makes the committed transcript NAME unfair to its questions, read from its two
     files: an answer (or a reversed value) missing where it was planted or present in any
     other mission, or a question that gives its answer away. Empty when fair."""
-    lines = [json.loads(row) for row in (folder / f"{name}.jsonl").read_text("utf-8").splitlines()]
-    facts = json.loads((folder / f"{name}.questions.json").read_text("utf-8"))["facts"]
+    doc, lines = read(name, folder)
+    facts = doc["facts"]
     planted = ((f["answer"], f["planted"], f["old"], f["old_planted"]) for f in facts)
     rules = forbidden_outside(planted)
     problems = []

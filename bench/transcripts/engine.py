@@ -37,8 +37,7 @@ PASTE_FENCE = "\n\n"
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)(?::([a-z_0-9]+))?(?::(\d+)-(\d+))?(?:@(\d))?\}")
 
 
-def load(name: str) -> dict[str, Any]:
-    return common.load_words(name)
+load = common.load_words
 
 
 class Expander:
