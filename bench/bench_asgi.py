@@ -64,16 +64,11 @@ async def _read_body(receive: Any) -> bytes:
 
 async def _respond(send: Any, status: int, payload: dict[str, Any]) -> None:
     data = json.dumps(payload).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(data)).encode()),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data})
 
 

@@ -24,11 +24,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import harness  # noqa: E402
-from bench.harness import BenchError, log  # noqa: E402
-from bench.harness.reports import percentile  # noqa: E402
+from bench.harness import BenchError, log, percentile  # noqa: E402
 from bench.report import Table, emit  # noqa: E402
 
 TARGET_P50 = 2.5
+HEADER: tuple[str, ...] = ("runtime", "start", "cold p50", "cold p95", "warm p50", "warm p95")
+HEADER += ("cold / warm p50", "cold mean")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -48,19 +49,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def _first_deltas(outcome: harness.ClientsOutcome) -> list[float]:
-    return [d for i in outcome.instructions if (d := i.to_first_delta) is not None]
-
-
 def run_runtime(args: argparse.Namespace, runtime: str) -> list[tuple[str, ...]]:
     users_per_round = 2 * args.clients
-    total = users_per_round * args.rounds
-    config = harness.stack_config(
-        args,
-        prefill=[0] * total,
-        label="coldstart",
-        embedded=runtime == "embedded",
-    )
+    prefill = [0] * users_per_round * args.rounds
+    embedded = runtime == "embedded"
+    config = harness.stack_config(args, prefill=prefill, label="coldstart", embedded=embedded)
     config.delay_ms = args.delay_ms
     budget = args.rounds * (2 * args.timeout + 120) + 600
     rows: list[tuple[str, ...]] = []
@@ -71,9 +64,8 @@ def run_runtime(args: argparse.Namespace, runtime: str) -> list[tuple[str, ...]]
             if number:
                 stack.restart_services()
             users = stack.users[number * users_per_round : (number + 1) * users_per_round]
-            groups = {"cold": users[: args.clients], "warm": users[args.clients :]}
             figures: dict[str, list[float]] = {}
-            for name, group in groups.items():
+            for name, group in (("cold", users[: args.clients]), ("warm", users[args.clients :])):
                 log(f"{runtime}: round {number + 1}: {name}, {len(group)} x {args.instructions}")
                 outcome = harness.run_clients(
                     stack,
@@ -85,7 +77,8 @@ def run_runtime(args: argparse.Namespace, runtime: str) -> list[tuple[str, ...]]
                 problems = harness.client_problems(outcome)
                 if problems:
                     raise BenchError(f"{runtime} {name}: {problems[:3]}")
-                figures[name] = _first_deltas(outcome)
+                items = outcome.instructions
+                figures[name] = [d for i in items if (d := i.to_first_delta) is not None]
             cold, warm = figures["cold"], figures["warm"]
             cold_all += cold
             warm_all += warm
@@ -110,17 +103,7 @@ def _row(runtime: str, label: str, cold: list[float], warm: list[float]) -> tupl
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    header = (
-        "runtime",
-        "start",
-        "cold p50",
-        "cold p95",
-        "warm p50",
-        "warm p95",
-        "cold / warm p50",
-        "cold mean",
-    )
-    rows: list[tuple[str, ...]] = [header]
+    rows: list[tuple[str, ...]] = [HEADER]
     try:
         for runtime in args.runtime_list:
             rows += run_runtime(args, runtime)

@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from bench import harness
-from bench.harness import (
-    ClientsOutcome,
-    Stack,
-    UserFixture,
-    log,
-    percentile,
-)
+from bench.harness import ClientsOutcome, Stack, UserFixture, log, percentile
 
 # Finished missions in each backlog session: one more than the detail window (8), so with
 # FOLD_BATCH=1 exactly one mission waits and each fold is one model call (plus a retry when
@@ -43,57 +38,46 @@ def _s(seconds: float) -> str:
     return f"{seconds * 1000:,.0f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
-# --- Sizes ------------------------------------------------------------------------------
+def _size(default: float, help_text: str, quick: int | None = None) -> Any:
+    """A size of Sizes: its default, its value under --quick (None: the same), its help."""
+    return field(default=default, metadata={"help": help_text, "quick": quick})
 
 
 @dataclass(frozen=True)
 class Sizes:
-    s1_clients: int
-    s1_instructions: int
-    s1_delay_ms: float
-    s2_clients: int
-    s2_instructions: int
-    s3_instructions: int
-    s4_clients: int
-    s4_instructions: int
-    s4_backlog: int
-    s4_delay_ms: float
-    s5_clients: int
-    s5_instructions: int
-    s6_plans: int
-    s6_delay_ms: float
-    warmup: int
+    """The scenarios' sizes, each an option of its own (--s1-clients, ...)."""
 
-
-QUICK = {
-    "s1_clients": 6,
-    "s1_instructions": 2,
-    "s2_clients": 6,
-    "s2_instructions": 5,
-    "s3_instructions": 8,
-    "s4_clients": 4,
-    "s4_instructions": 4,
-    "s4_backlog": 20,
-    "s5_clients": 2,
-    "s5_instructions": 16,
-}
+    s1_clients: int = _size(50, "scenario 1: clients", quick=6)
+    s1_instructions: int = _size(4, "scenario 1: instructions per client", quick=2)
+    s1_delay_ms: float = _size(2000.0, "scenario 1: the model's delay")
+    s2_clients: int = _size(50, "scenario 2: clients (and echo clients)", quick=6)
+    s2_instructions: int = _size(20, "scenario 2: instructions per client", quick=5)
+    s3_instructions: int = _size(20, "scenario 3: instructions of the lone client", quick=8)
+    s4_clients: int = _size(20, "scenario 4: clients", quick=4)
+    s4_instructions: int = _size(10, "scenario 4: instructions per client", quick=4)
+    s4_backlog: int = _size(200, "scenario 4: folds queued", quick=20)
+    s4_delay_ms: float = _size(200.0, "scenario 4: the model's delay")
+    s5_clients: int = _size(10, "scenario 5: clients (sessions)", quick=2)
+    s5_instructions: int = _size(40, "scenario 5: instructions per session", quick=16)
+    s6_plans: int = _size(10, "scenario 6: plans of three delegates sent at once")
+    s6_delay_ms: float = _size(2000.0, "scenario 6: the model's delay")
+    warmup: int = _size(2, "instructions of the unmeasured warm-up client after each restart")
 
 
 def sizes_from(args: argparse.Namespace) -> Sizes:
-    values = {name: getattr(args, name) for name in Sizes.__dataclass_fields__}
-    if args.quick:
-        # --quick shrinks what was not given explicitly.
-        for name, small in QUICK.items():
-            if name not in args.explicit:
-                values[name] = small
+    """The sizes of the options; --quick shrinks those not given explicitly."""
+    values = {}
+    for size in fields(Sizes):
+        quick = size.metadata["quick"]
+        given = size.name in args.explicit
+        use_quick = args.quick and quick is not None and not given
+        values[size.name] = quick if use_quick else getattr(args, size.name)
     return Sizes(**values)
 
 
-# Users of each group, in the order the setup subprocess creates them.
-
-
 def layout(sizes: Sizes) -> list[tuple[str, int, int]]:
-    """(group, users, finished missions pre-filled in each user's session)."""
+    """(group, users, finished missions pre-filled in each user's session), in the order the
+    setup subprocess creates the users."""
     return [
         ("warmup", 1, 0),
         ("s1", sizes.s1_clients, 0),
@@ -107,18 +91,6 @@ def layout(sizes: Sizes) -> list[tuple[str, int, int]]:
         ("s5_b1", sizes.s5_clients, 0),
         ("s5_b8", sizes.s5_clients, 0),
     ]
-
-
-def split_users(users: list[UserFixture], sizes: Sizes) -> dict[str, list[UserFixture]]:
-    groups: dict[str, list[UserFixture]] = {}
-    start = 0
-    for name, count, _ in layout(sizes):
-        groups[name] = users[start : start + count]
-        start += count
-    return groups
-
-
-# --- One phase --------------------------------------------------------------------------
 
 
 @dataclass
@@ -159,15 +131,8 @@ _THREAD_ROLES = (
 )
 
 
-def _thread_role(name: str) -> str:
-    for prefix, role in _THREAD_ROLES:
-        if name.startswith(prefix):
-            return role
-    return "other"
-
-
 def _by_thread_role(
-    stack: Any, before: dict[int, float], after: dict[int, float]
+    stack: Stack, before: dict[int, float], after: dict[int, float]
 ) -> dict[str, float]:
     """CPU seconds the web process's threads spent between two readings, by role. A thread
     that ended in between is missing from both the names and `after`: its CPU is lost, but
@@ -178,7 +143,8 @@ def _by_thread_role(
         return {}  # a figure left out, not a failed run
     spent: dict[str, float] = {}
     for tid, seconds in after.items():
-        role = _thread_role(names.get(tid, ""))
+        name = names.get(tid, "")
+        role = next((r for prefix, r in _THREAD_ROLES if name.startswith(prefix)), "other")
         spent[role] = spent.get(role, 0.0) + seconds - before.get(tid, 0.0)
     return spent
 
@@ -188,15 +154,23 @@ class Run:
 
     def __init__(self, stack: Stack, args: argparse.Namespace, sizes: Sizes) -> None:
         self.stack = stack
-        self.args = args
+        self.runtime = stack.config.runtime
         self.sizes = sizes
-        self.groups = split_users(stack.users, sizes)
+        self.limits = {
+            "per_instruction_timeout": args.instruction_timeout,
+            "phase_timeout": args.timeout,
+        }
+        self.groups: dict[str, list[UserFixture]] = {}
+        start = 0
+        for name, count, _ in layout(sizes):
+            self.groups[name] = stack.users[start : start + count]
+            start += count
         self.phases: dict[str, Phase] = {}
         self.service_failures: list[str] = []
         self.plans: dict[str, Any] = {}
 
     def restart(self, *, delay_ms: float, fold_batch: int) -> None:
-        log(f"{self.stack.config.runtime}: model delay {delay_ms:g} ms, FOLD_BATCH={fold_batch}")
+        log(f"{self.runtime}: model delay {delay_ms:g} ms, FOLD_BATCH={fold_batch}")
         self.stack.restart_services(delay_ms=delay_ms, env={"FOLD_BATCH": str(fold_batch)})
         self.warm_up()
 
@@ -204,33 +178,29 @@ class Run:
         """Imports, the model client's connections and the thread pools are made on first
         use: one unmeasured client pays for that, as earlier traffic would have."""
         if self.sizes.warmup:
-            harness.run_clients(
-                self.stack,
-                users=self.groups["warmup"],
-                instructions=self.sizes.warmup,
-                per_instruction_timeout=self.args.instruction_timeout,
-                phase_timeout=self.args.timeout,
-            )
+            users, count = self.groups["warmup"], self.sizes.warmup
+            harness.run_clients(self.stack, users=users, instructions=count, **self.limits)
 
     def phase(
         self,
         name: str,
-        group: str,
         instructions: int,
         *,
+        group: str = "",
         before_go: Any = None,
         between: Any = None,
         drain: bool = True,
     ) -> Phase:
-        """Run one group of clients and check what they stored. With `drain`, wait until the
-        task queues are empty before checking (and counting model calls); without, the
-        background work still queued is left to the restart that follows."""
+        """Run one group of clients (the phase's own by default) and check what they stored.
+        With `drain`, wait until the task queues are empty before checking (and counting
+        model calls); without, the background work still queued is left to the restart that
+        follows."""
         stack = self.stack
-        users = self.groups[group]
+        users = self.groups[group or name]
         sampler = stack.sampler
         if sampler is not None:
             sampler.reset()
-        log(f"{stack.config.runtime}: {name}: {len(users)} clients x {instructions}")
+        log(f"{self.runtime}: {name}: {len(users)} clients x {instructions}")
         before = stack.model_stats()
         live = [proc for proc in stack.procs if not proc.stopped]
         cpu_before = {proc.name: harness.tree_cpu_seconds(proc.popen.pid) for proc in live}
@@ -247,11 +217,10 @@ class Run:
             port=stack.http_port,
             users=users,
             instructions=instructions,
-            per_instruction_timeout=self.args.instruction_timeout,
-            phase_timeout=self.args.timeout,
             wait_idle=wait_idle,
             before_go=before_go,
             between=between,
+            **self.limits,
         )
         after = stack.model_stats()
         cpu = {
@@ -271,9 +240,8 @@ class Run:
             if not stack.embedded:
                 result.peak_connections = str(sampler.peak_connections)
             for tree_name, tree in sampler.trees.items():
-                main = [p for p in tree.pids.values() if p.role == "main"]
-                if main:
-                    result.rss[tree_name] = max(main[0].hwm_kib, main[0].rss_kib)
+                if tree.main is not None:
+                    result.rss[tree_name] = tree.main.peak_kib
         check = harness.check_database(
             stack,
             users=users,
@@ -297,7 +265,7 @@ class Run:
         result.extra["folds"] = self.revisions(users)
         self.phases[name] = result
         log(
-            f"{stack.config.runtime}: {name}: {result.done} replies, "
+            f"{self.runtime}: {name}: {result.done} replies, "
             f"{result.missions_per_s:.1f} missions/s, first delta p50 "
             f"{result.first_delta(50) * 1000:.0f} ms, p95 {result.first_delta(95) * 1000:.0f} ms, "
             f"calls {harness.describe_calls(result.calls)}"
@@ -319,48 +287,27 @@ class Run:
 
     def echo(self, instructions: int) -> Phase:
         """The same clients against the bare Channels echo (bench/echo_asgi.py)."""
-        stack = self.stack
+        # index, username, cookie name and value, channel, session, employee, prefill
         users = [
-            UserFixture(
-                index=n,
-                username=f"echo{n}",
-                cookie_name="sessionid",
-                cookie="none",
-                channel_id=n + 1,
-                session_id=n + 1,
-                employee="Echo",
-                prefill=0,
-            )
+            UserFixture(n, f"echo{n}", "sessionid", "none", n + 1, n + 1, "Echo", 0)
             for n in range(self.sizes.s2_clients)
         ]
-        proc, port = stack.start_echo()
+        proc, port = self.stack.start_echo()
         try:
             # Warm the echo server as the office was warmed.
-            harness.drive_clients(
-                port=port,
-                users=users[:1],
-                instructions=max(1, self.sizes.warmup),
-                per_instruction_timeout=self.args.instruction_timeout,
-                phase_timeout=self.args.timeout,
-            )
-            log(f"{stack.config.runtime}: echo: {len(users)} clients x {instructions}")
+            warmup = max(1, self.sizes.warmup)
+            harness.drive_clients(port=port, users=users[:1], instructions=warmup, **self.limits)
+            log(f"{self.runtime}: echo: {len(users)} clients x {instructions}")
             outcome = harness.drive_clients(
-                port=port,
-                users=users,
-                instructions=instructions,
-                per_instruction_timeout=self.args.instruction_timeout,
-                phase_timeout=self.args.timeout,
+                port=port, users=users, instructions=instructions, **self.limits
             )
         finally:
-            stack.stop_procs([proc])
+            self.stack.stop_procs([proc])
         result = Phase(name="echo", outcome=outcome, calls={})
         result.problems.extend(harness.client_problems(outcome)[:10])
         self.phases["echo"] = result
-        log(f"{stack.config.runtime}: echo: {result.missions_per_s:.1f} frames sets/s")
+        log(f"{self.runtime}: echo: {result.missions_per_s:.1f} frames sets/s")
         return result
-
-    def wait_until_idle(self) -> None:
-        self.stack.wait_queue_idle(120.0)
 
     def queue_backlog(self) -> None:
         sessions = [[u.session_id] for u in self.groups["backlog"]]
@@ -370,7 +317,7 @@ class Run:
             f"queued {queued} summary_fold tasks in {(time.perf_counter() - started) * 1000:.0f} ms"
         )
 
-    def plan_phase(self, count: int) -> dict[str, Any]:
+    def plan_phase(self, count: int) -> None:
         """Scenario 6: `count` users each send one instruction to their master channel
         naming three colleagues at once; the time to the plan's "done" frame."""
         stack = self.stack
@@ -386,29 +333,21 @@ class Run:
                 ([u.username for u in users],),
             )
         masters = {name: int(channel) for name, channel in rows}
-        log(f"{stack.config.runtime}: plans: {len(users)} plans of 3 delegates at once")
+        log(f"{self.runtime}: plans: {len(users)} plans of 3 delegates at once")
         before = stack.model_stats()
-        results = asyncio.run(
-            _drive_plans(
-                port=stack.http_port,
-                users=users,
-                masters=masters,
-                timeout=self.args.instruction_timeout,
-            )
-        )
+        timeout = self.limits["per_instruction_timeout"]
+        results = asyncio.run(_drive_plans(stack.http_port, users, masters, timeout))
         stack.wait_queue_idle(120.0)
         latencies = [r for r in results if isinstance(r, float)]
-        problems = [r for r in results if isinstance(r, str)]
         self.plans = {
             "latencies": latencies,
-            "problems": problems,
+            "problems": [r for r in results if isinstance(r, str)],
             "calls": harness.stats_delta(before, stack.model_stats()),
         }
         log(
-            f"{stack.config.runtime}: plans: {len(latencies)} done, p50 "
+            f"{self.runtime}: plans: {len(latencies)} done, p50 "
             f"{_s(percentile(latencies, 50))}, max {_s(max(latencies, default=0.0))}"
         )
-        return self.plans
 
 
 PLAN_TEXT = (
@@ -417,68 +356,48 @@ PLAN_TEXT = (
 )
 
 
-async def _plan_client(
-    *,
-    port: int,
-    user: UserFixture,
-    channel_id: int,
-    connected: asyncio.Event,
-    go: asyncio.Event,
-    timeout: float,
-) -> float | str:
-    async with harness.connect(port, user, channel_id) as ws:
-        connected.set()
-        await go.wait()
-        sent = time.perf_counter()
-        text = PLAN_TEXT.format(n=user.index)
-        await ws.send(json.dumps({"type": "instruction", "text": text, "client_id": "plan"}))
-
-        async def until_done() -> float | str:
-            async for raw in ws:
-                frame = json.loads(raw)
-                if frame.get("type") == "error":
-                    return f"user {user.index}: {frame.get('code')}: {frame.get('message')}"
-                if frame.get("type") == "plan":
-                    plan = frame["plan"]
-                    if plan["status"] == "done" and len(plan["delegates"]) == 3:
-                        return time.perf_counter() - sent
-                    if plan["status"] == "failed":
-                        return f"user {user.index}: the synthesis failed"
-            return f"user {user.index}: the socket closed before the plan was done"
-
-        try:
-            return await asyncio.wait_for(until_done(), timeout)
-        except TimeoutError:
-            return f"user {user.index}: no finished plan within {timeout:g} s"
-
-
 async def _drive_plans(
-    *, port: int, users: list[UserFixture], masters: dict[str, int], timeout: float
+    port: int, users: list[UserFixture], masters: dict[str, int], timeout: float
 ) -> list[float | str]:
+    """Each user's plan sent at once; each one's seconds to the plan done, or a problem."""
     go = asyncio.Event()
-    events = [asyncio.Event() for _ in users]
-    tasks = [
-        asyncio.create_task(
-            _plan_client(
-                port=port,
-                user=user,
-                channel_id=masters[user.username],
-                connected=event,
-                go=go,
-                timeout=timeout,
-            )
-        )
-        for user, event in zip(users, events, strict=True)
-    ]
-    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), 60)
+    connected = [asyncio.Event() for _ in users]
+
+    async def plan(user: UserFixture, connected: asyncio.Event) -> float | str:
+        async with harness.connect(port, user, masters[user.username]) as ws:
+            connected.set()
+            await go.wait()
+            sent = time.perf_counter()
+            text = PLAN_TEXT.format(n=user.index)
+            await ws.send(json.dumps({"type": "instruction", "text": text, "client_id": "plan"}))
+
+            async def until_done() -> float | str:
+                async for raw in ws:
+                    frame = json.loads(raw)
+                    if frame.get("type") == "error":
+                        return f"user {user.index}: {frame.get('code')}: {frame.get('message')}"
+                    if frame.get("type") == "plan":
+                        plan = frame["plan"]
+                        if plan["status"] == "done" and len(plan["delegates"]) == 3:
+                            return time.perf_counter() - sent
+                        if plan["status"] == "failed":
+                            return f"user {user.index}: the synthesis failed"
+                return f"user {user.index}: the socket closed before the plan was done"
+
+            try:
+                return await asyncio.wait_for(until_done(), timeout)
+            except TimeoutError:
+                return f"user {user.index}: no finished plan within {timeout:g} s"
+
+    tasks = [asyncio.create_task(plan(*each)) for each in zip(users, connected, strict=True)]
+    await asyncio.wait_for(asyncio.gather(*(e.wait() for e in connected)), 60)
     go.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     return [r if isinstance(r, float | str) else f"client failed: {r!r}" for r in results]
 
 
 def run_runtime(runtime: str, args: argparse.Namespace, sizes: Sizes) -> Run:
-    groups = layout(sizes)
-    prefill = [pre for _, count, pre in groups for _ in range(count)]
+    prefill = [pre for _, count, pre in layout(sizes) for _ in range(count)]
     config = harness.stack_config(
         args, prefill=prefill, label=f"conc{runtime[:3]}", embedded=runtime == "embedded"
     )
@@ -497,30 +416,31 @@ def run_runtime(runtime: str, args: argparse.Namespace, sizes: Sizes) -> Run:
             run.warm_up()
             # Not drained: the background work it queued (an extraction and more per
             # mission, each a 2 s model call) is dropped by the restart that follows.
-            run.phase("s1", "s1", sizes.s1_instructions, drain=False)
+            run.phase("s1", sizes.s1_instructions, drain=False)
             # 2, 3 and 5 (after batching): the model answers at once.
             run.restart(delay_ms=0, fold_batch=8)
-            run.phase("s2", "s2", sizes.s2_instructions)
+            run.phase("s2", sizes.s2_instructions)
             run.echo(sizes.s2_instructions)
-            run.phase("s3", "s3", sizes.s3_instructions)
+            run.phase("s3", sizes.s3_instructions)
             # 3 again, each instruction sent only once the previous one's background work
             # (extraction, fold, indexing) has finished: the reply path on its own.
-            run.phase("s3_idle", "s3_idle", sizes.s3_instructions, between=run.wait_until_idle)
-            run.phase("s5_b8", "s5_b8", sizes.s5_instructions)
+            idle = functools.partial(stack.wait_queue_idle, 120.0)
+            run.phase("s3_idle", sizes.s3_instructions, between=idle)
+            run.phase("s5_b8", sizes.s5_instructions)
             # 4. A backlog of folds while clients chat; each fold is a model call.
             run.restart(delay_ms=sizes.s4_delay_ms, fold_batch=1)
-            run.phase("s4_alone", "s4_alone", sizes.s4_instructions)
+            run.phase("s4_alone", sizes.s4_instructions)
             run.phase(
                 "s4_backlog",
-                "s4_backlog_chat",
                 sizes.s4_instructions,
+                group="s4_backlog_chat",
                 before_go=run.queue_backlog,
             )
             # The baseline again, after the backlog drained: the two pooled are "alone".
-            run.phase("s4_alone_after", "s4_alone_after", sizes.s4_instructions)
+            run.phase("s4_alone_after", sizes.s4_instructions)
             # 5 (before batching).
             run.restart(delay_ms=0, fold_batch=1)
-            run.phase("s5_b1", "s5_b1", sizes.s5_instructions)
+            run.phase("s5_b1", sizes.s5_instructions)
             # 6. Plans, last: their delegated missions land in the 1:1 channels above.
             run.restart(delay_ms=sizes.s6_delay_ms, fold_batch=8)
             run.plan_phase(sizes.s6_plans)

@@ -31,7 +31,7 @@ _ids = itertools.count(1)
 
 
 def _message(
-    *, channel: int, mission: int, kind: str, text: str, payload: dict[str, Any]
+    channel: int, mission: int, kind: str, text: str, payload: dict[str, Any]
 ) -> dict[str, Any]:
     return {
         "id": next(_ids),
@@ -64,35 +64,14 @@ class EchoConsumer(AsyncWebsocketConsumer):
         mission = next(_ids)
         text = str(frame.get("text", ""))
         reply = "Echo: " + text
-        channel = self.channel_id
-        await self.send_json(
-            {
-                "type": "message",
-                "message": _message(
-                    channel=channel,
-                    mission=mission,
-                    kind="user",
-                    text=text,
-                    payload={"client_id": frame.get("client_id", ""), "seq": self.seq},
-                ),
-            }
-        )
+        payload = {"client_id": frame.get("client_id", ""), "seq": self.seq}
+        echoed = _message(self.channel_id, mission, "user", text, payload)
+        await self.send_json({"type": "message", "message": echoed})
         await self.send_json({"type": "reply.delta", "mission": mission, "index": 0, "text": reply})
-        done = _message(
-            channel=channel, mission=mission, kind="employee", text=reply, payload={"seq": self.seq}
-        )
+        done = _message(self.channel_id, mission, "employee", reply, {"seq": self.seq})
+        usage = dict(prompt_chars=len(text), prompt_tokens=0, cached_tokens=0, completion_tokens=0)
         await self.send_json(
-            {
-                "type": "reply.done",
-                "mission": mission,
-                "message": done,
-                "usage": {
-                    "prompt_chars": len(text),
-                    "prompt_tokens": 0,
-                    "cached_tokens": 0,
-                    "completion_tokens": 0,
-                },
-            }
+            {"type": "reply.done", "mission": mission, "message": done, "usage": usage}
         )
 
 

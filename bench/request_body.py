@@ -34,27 +34,22 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.harness import (  # noqa: E402
-    PYTHON,
-    BenchError,
-    benchmark_parser,
-    free_port,
-    log,
-    wait_healthy,
-)
+from bench import harness  # noqa: E402
 from bench.harness.sampling import status_kib  # noqa: E402
 from bench.report import Table, emit  # noqa: E402
 
 PIECE = 64 * 1024
+HEADER: tuple[str, ...] = ("server", "body", "answer", "sent", "client time", "RSS before")
+HEADER += ("peak", "RSS after", "peak - before")
 SERVERS = {
-    "daphne": [str(Path(PYTHON).parent / "daphne")],
-    "office": [PYTHON, "-m", "config.serve"],
+    "daphne": [str(Path(harness.PYTHON).parent / "daphne")],
+    "office": [harness.PYTHON, "-m", "config.serve"],
 }
 
 
 def _alive(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is not None:
-        raise BenchError(f"the server exited with {proc.returncode}")
+        raise harness.BenchError(f"the server exited with {proc.returncode}")
 
 
 def post(port: int, *, size: int, chunked: bool) -> tuple[str, int, float]:
@@ -101,7 +96,7 @@ def post(port: int, *, size: int, chunked: bool) -> tuple[str, int, float]:
 
 
 def measure(server: str, *, size: int, chunked: bool, database: str) -> tuple[str, ...]:
-    port = free_port()
+    port = harness.free_port()
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -118,7 +113,7 @@ def measure(server: str, *, size: int, chunked: bool, database: str) -> tuple[st
         start_new_session=True,
     )
     try:
-        wait_healthy(port, lambda: _alive(proc), 180)
+        harness.wait_healthy(port, lambda: _alive(proc), 180)
         time.sleep(1)
         before = status_kib(proc.pid)[1]
         status, sent, elapsed = post(port, size=size, chunked=chunked)
@@ -131,23 +126,21 @@ def measure(server: str, *, size: int, chunked: bool, database: str) -> tuple[st
             proc.wait(20)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-    mib = 1024
-    log(f"{server} {'chunked' if chunked else 'length'}: {status}, {sent / 2**20:,.1f} MiB sent")
+    body = "chunked" if chunked else "length"
+    harness.log(f"{server} {body}: {status}, {sent / 2**20:,.1f} MiB sent")
     return (
         server,
         "chunked" if chunked else "Content-Length",
         status.removeprefix("HTTP/1.1 "),
         f"{sent / 2**20:,.1f} MiB",
         f"{elapsed:.2f} s",
-        f"{before / mib:,.0f} MiB",
-        f"{peak / mib:,.0f} MiB",
-        f"{after / mib:,.0f} MiB",
-        f"{(peak - before) / mib:+,.0f} MiB",
+        *(f"{kib / 1024:,.0f} MiB" for kib in (before, peak, after)),
+        f"{(peak - before) / 1024:+,.0f} MiB",
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = benchmark_parser(__doc__)
+    parser = harness.benchmark_parser(__doc__)
     parser.add_argument("--size-mib", type=int, default=1024, help="the body's size")
     parser.add_argument("--servers", default="daphne,office", help="daphne, office or both")
     parser.add_argument(
@@ -155,23 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     size = args.size_mib * 2**20
-    rows: list[tuple[str, ...]] = [
-        (
-            "server",
-            "body",
-            "answer",
-            "sent",
-            "client time",
-            "RSS before",
-            "peak",
-            "RSS after",
-            "peak - before",
-        )
-    ]
+    rows: list[tuple[str, ...]] = [HEADER]
     with tempfile.TemporaryDirectory(prefix="request-body-") as scratch:
         database = str(Path(scratch) / "db.sqlite3")
         subprocess.run(
-            [PYTHON, "manage.py", "migrate", "--noinput"],
+            [harness.PYTHON, "manage.py", "migrate", "--noinput"],
             cwd=ROOT,
             env={**os.environ, "DATABASE_URL": f"sqlite:///{database}"},
             check=True,

@@ -3,13 +3,13 @@ what a deployment runs (embedded: Daphne alone on a scratch SQLite file; product
 scratch PostgreSQL database, a Redis database index, Daphne and the Celery workers of the
 two queues) beside the local OpenAI-compatible server, and stops and removes all of it,
 bounded in time, also when the run fails; `drive_clients` / `run_clients` drive real
-WebSocket clients; `check_database` counts what the run stored; `reports` renders tables.
+WebSocket clients; `check_database` counts what the run stored.
 
 - `base.py`: the run's configuration (`StackConfig`), users, processes, `BenchError`, `log`;
-- `stack.py`: the services (`Stack`); `stores.py` its scratch Redis database and database;
-  `sampling.py` peaks and CPU read from /proc;
-- `clients.py`: the WebSocket clients; `checks.py`: `check_database`;
-- `reports.py`: percentiles and tables; `cli.py`: the options, the deadline, `run_benchmark`;
+- `stack.py`: the services and the scratch stores (`Stack`); `sampling.py` peaks and CPU
+  read from /proc;
+- `clients.py`: the WebSocket clients; `reports.py`: `check_database`, percentiles, tables;
+- `cli.py`: the shared options and the deadline;
 - `users.py`: the setup subprocess that makes the users (offices, cookies, missions).
 """
 
@@ -23,20 +23,18 @@ from bench.harness.base import (
     log,
     wait_healthy,
 )
-from bench.harness.checks import check_database
 from bench.harness.cli import (
-    add_common_arguments,
     add_run_arguments,
     add_stack_arguments,
     benchmark_parser,
     positive_int,
-    run_benchmark,
     run_deadline,
     runtime_list,
     stack_config,
 )
 from bench.harness.clients import ClientsOutcome, connect, drive_clients, run_clients
 from bench.harness.reports import (
+    check_database,
     client_problems,
     describe_calls,
     percentile,

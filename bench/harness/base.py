@@ -12,7 +12,6 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 # The project's own virtualenv, else the one running the benchmark (a checkout without
@@ -22,10 +21,11 @@ if not (VENV_BIN / "python").exists():
     VENV_BIN = Path(sys.executable).parent
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 PG_DEFAULT = "postgres://postgres@127.0.0.1:5432/postgres"
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 CLIENT_ID_PREFIX = "bench-"
 SAMPLE_INTERVAL = 0.25
-
+POOLS = ("threads", "prefork", "solo")
+HOOK_PREFIX = "/__bench__/"
+QUEUES = ("replies", "background")
 
 # Settings of the servers that every run sets itself, from its options, so that a run is
 # what its options say: a value left in the environment does not reach the servers.
@@ -51,16 +51,15 @@ class BenchError(Exception):
     """A step of the harness failed; the message says which and where its log is."""
 
 
-def _require_loopback(url: str, what: str) -> None:
-    host = urlsplit(url).hostname or ""
-    if host not in LOOPBACK:
-        raise BenchError(f"{what} must be on 127.0.0.1 (got host {host!r})")
+def local_opener() -> urllib.request.OpenerDirector:
+    """A urllib opener that never goes through a proxy (every server here is local)."""
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def wait_healthy(port: int, check_alive: Callable[[], None], timeout: float) -> None:
     """Until the server on `port` answers /healthz with 200 (it has warmed up);
     `check_alive` raises when the server's process has died."""
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    opener = local_opener()
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
@@ -81,14 +80,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-# --- Configuration and fixtures ---------------------------------------------------------
-
-
-POOLS = ("threads", "prefork", "solo")
-HOOK_PREFIX = "/__bench__/"
-QUEUES = ("replies", "background")
 
 
 @dataclass

@@ -1,5 +1,4 @@
-"""Running an end-to-end benchmark from the command line: its options, its deadline, and
-`run_benchmark` (bench/realtime.py and bench/load.py)."""
+"""The command line of the end-to-end benchmarks: their shared options and the deadline."""
 
 from __future__ import annotations
 
@@ -7,26 +6,12 @@ import argparse
 import contextlib
 import os
 import signal
-import sys
 from collections.abc import Iterator
 from dataclasses import fields
 from types import FrameType
 from typing import Any
 
 from bench.harness.base import PG_DEFAULT, POOLS, BenchError, StackConfig
-from bench.harness.checks import check_database
-from bench.harness.clients import run_clients
-from bench.harness.reports import (
-    _print_findings,
-    print_counts,
-    print_latency,
-    print_notices,
-    print_resources,
-    print_throughput,
-    stats_delta,
-)
-from bench.harness.stack import Stack
-from bench.report import Table, record_run
 
 
 @contextlib.contextmanager
@@ -55,8 +40,7 @@ def positive_int(text: str) -> int:
 
 
 def benchmark_parser(doc: str | None) -> argparse.ArgumentParser:
-    """The parser of an end-to-end benchmark: its docstring's first paragraph, defaults
-    shown in --help."""
+    """The parser of a benchmark: its docstring's first paragraph, defaults shown in --help."""
     return argparse.ArgumentParser(
         description=(doc or "").split("\n\n")[0],
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -118,29 +102,6 @@ def add_stack_arguments(parser: Any) -> None:
     parser.add_argument("--keep-logs", action="store_true", help="keep the processes' logs")
 
 
-def add_common_arguments(
-    parser: Any, *, clients: int, instructions: int, workers: int, delay_ms: float
-) -> None:
-    parser.add_argument(
-        "--clients", type=positive_int, default=clients, help="concurrent WebSocket clients"
-    )
-    parser.add_argument(
-        "--delay-ms", type=float, default=delay_ms, help="the model server's wait before a reply"
-    )
-    parser.add_argument(
-        "--instructions", type=positive_int, default=instructions, help="instructions per client"
-    )
-    add_stack_arguments(parser)
-    parser.set_defaults(workers=workers)
-    add_run_arguments(parser, timeout=600.0)
-    parser.add_argument(
-        "--linger",
-        type=float,
-        default=0.0,
-        help="seconds each client stays connected after its last reply (idle sockets)",
-    )
-
-
 def stack_config(
     args: Any, *, prefill: list[int], label: str, embedded: bool = False
 ) -> StackConfig:
@@ -148,79 +109,3 @@ def stack_config(
     options = {f.name: getattr(args, f.name) for f in fields(StackConfig) if hasattr(args, f.name)}
     options.update(users=len(prefill), prefill=prefill, label=label, embedded=embedded)
     return StackConfig(**options)
-
-
-def run_benchmark(
-    args: Any,
-    *,
-    title: str,
-    prefill: list[int],
-    percentiles: tuple[int, ...],
-    notices_must_match: bool,
-) -> int:
-    """Bring the stack up, run the clients, check the database, print the tables.
-
-    Returns the exit code: 1 if the count check (and, if asked, the notice check) failed,
-    2 if the run could not be completed (a service did not start, the deadline passed)."""
-    threshold = int(os.environ.get("LONG_SESSION_MISSIONS") or 20)
-    config = stack_config(args, prefill=prefill, label=title.split()[0].lower())
-    budget = args.timeout + 600  # setup and teardown on top of the client phase
-    try:
-        with run_deadline(budget), Stack(config, max_seconds=budget) as stack:
-            before = stack.model_stats()
-            outcome = run_clients(
-                stack,
-                instructions=args.instructions,
-                per_instruction_timeout=args.instruction_timeout,
-                phase_timeout=args.timeout,
-                linger=args.linger,
-            )
-            calls = stats_delta(before, stack.model_stats())
-            workers = stack.workers_summary()
-            stack.stop_services()
-            check = check_database(
-                stack,
-                sent={run.user.channel_id: len(run.instructions) for run in outcome.runs},
-                threshold=threshold,
-            )
-            pre_filled = [n for n in prefill if n]
-            print(
-                f"\n{title}: {args.clients} clients x {args.instructions} instructions; "
-                f"{workers}; "
-                f"model delay {args.delay_ms:g} ms; {len(pre_filled)} sessions pre-filled "
-                f"with {max(pre_filled, default=0)} missions; notice threshold {threshold}"
-            )
-            throughput = print_throughput(outcome, calls)
-            latency = print_latency(outcome, percentiles)
-            problems = print_counts(check, outcome, with_notices=False)
-            notice_problems = print_notices(check, outcome)
-            print_resources(stack)
-            failed = bool(problems) or (notices_must_match and bool(notice_problems))
-            if _print_findings(stack, outcome, failed, [*problems, *notice_problems]):
-                stack.mark_failed()
-            if not args.no_record:
-                sizes = f"{args.clients} clients × {args.instructions}, model {args.delay_ms:g} ms"
-                record_run(
-                    f"{title} ({sizes}; {workers})",
-                    [
-                        Table("Throughput", throughput),
-                        Table("Latency", latency),
-                        Table(
-                            "Result",
-                            [
-                                ("count check", "problems"),
-                                (
-                                    "FAILED" if failed else "OK",
-                                    str(len(problems) + len(notice_problems)),
-                                ),
-                            ],
-                        ),
-                    ],
-                )
-    except BenchError as exc:
-        print(f"\nBenchmark stopped: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("\nBenchmark interrupted", file=sys.stderr)
-        return 130
-    return 1 if failed else 0

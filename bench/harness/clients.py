@@ -16,8 +16,6 @@ from typing import Any
 from bench.harness.base import CLIENT_ID_PREFIX, UserFixture, log
 from bench.harness.stack import Stack
 
-# --- WebSocket clients ------------------------------------------------------------------
-
 
 @dataclass
 class Instruction:
@@ -69,6 +67,8 @@ class ClientsOutcome:
 
 
 class _ClientState:
+    """One client's instructions, matched with the frames the server sent about them."""
+
     def __init__(self, run: ClientRun) -> None:
         self.run = run
         self.by_client_id: dict[str, Instruction] = {}
@@ -77,6 +77,30 @@ class _ClientState:
         self.early: dict[int, list[tuple[str, float]]] = defaultdict(list)
         self.current: Instruction | None = None
         self.last_frame = time.perf_counter()
+
+    async def instruct(
+        self, ws: Any, reading: asyncio.Task[None], token: str, number: int, timeout: float
+    ) -> None:
+        """Send instruction `number`; wait for its reply.done, the socket to close or `timeout`."""
+        index = self.run.user.index
+        item = Instruction(client_id=f"{CLIENT_ID_PREFIX}{token}-{index}-{number}")
+        self.by_client_id[item.client_id] = item
+        self.current = item
+        self.run.instructions.append(item)
+        text = f"Request {number + 1} from client {index}: status of task {number}"
+        item.sent = time.perf_counter()
+        await ws.send(
+            json.dumps({"type": "instruction", "text": text, "client_id": item.client_id})
+        )
+        waiter = asyncio.create_task(item.finished.wait())
+        await asyncio.wait({waiter, reading}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if not item.finished.is_set():
+            item.error = item.error or (
+                "the server closed the socket before reply.done"
+                if reading.done()
+                else f"no reply.done within {timeout:g} s"
+            )
 
     def _apply(self, item: Instruction, kind: str, at: float) -> None:
         if kind == "delta":
@@ -161,87 +185,6 @@ def connect(port: int, user: UserFixture, channel_id: int | None = None) -> Any:
     )
 
 
-async def _client(
-    *,
-    port: int,
-    run: ClientRun,
-    count: int,
-    run_token: str,
-    connected: asyncio.Event,
-    go: asyncio.Event,
-    sent_all: asyncio.Event,
-    release: asyncio.Event,
-    per_instruction_timeout: float,
-    linger: float,
-    between: Callable[[], None] | None = None,
-) -> None:
-    user = run.user
-    state = _ClientState(run)
-    try:
-        async with connect(port, user) as ws:
-
-            async def reader() -> None:
-                async for raw in ws:
-                    state.last_frame = time.perf_counter()
-                    state.handle(raw, state.last_frame)
-
-            reading = asyncio.create_task(reader())
-            connected.set()
-            try:
-                await go.wait()
-                for number in range(count):
-                    if number and between is not None:
-                        await asyncio.to_thread(between)
-                    client_id = f"{CLIENT_ID_PREFIX}{run_token}-{user.index}-{number}"
-                    item = Instruction(client_id=client_id)
-                    state.by_client_id[client_id] = item
-                    state.current = item
-                    run.instructions.append(item)
-                    text = f"Request {number + 1} from client {user.index}: status of task {number}"
-                    item.sent = time.perf_counter()
-                    await ws.send(
-                        json.dumps({"type": "instruction", "text": text, "client_id": client_id})
-                    )
-                    waiter = asyncio.create_task(item.finished.wait())
-                    await asyncio.wait(
-                        {waiter, reading},
-                        timeout=per_instruction_timeout,
-                        return_when=asyncio.FIRST_COMPLETED,
-                    )
-                    waiter.cancel()
-                    if not item.finished.is_set():
-                        item.error = item.error or (
-                            "the server closed the socket before reply.done"
-                            if reading.done()
-                            else f"no reply.done within {per_instruction_timeout:g} s"
-                        )
-                    if reading.done():
-                        run.failure = (
-                            f"the server closed the socket (code {ws.close_code}) after "
-                            f"{len(run.instructions)} of {count} instructions"
-                        )
-                        break
-                last_reply = time.perf_counter()
-                sent_all.set()
-                # Stay connected while the queue drains: late notices still arrive here.
-                await release.wait()
-                await asyncio.sleep(max(0.3, linger - (time.perf_counter() - last_reply)))
-                if reading.done():
-                    run.closed_by_server = (
-                        f"code {ws.close_code} {ws.close_reason!r}, "
-                        f"{time.perf_counter() - state.last_frame:.1f} s after the last frame"
-                    )
-            finally:
-                reading.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await reading
-    except Exception as exc:
-        run.failure = run.failure or f"{type(exc).__name__}: {exc}"
-    finally:
-        connected.set()
-        sent_all.set()
-
-
 async def _drive_clients(
     *,
     port: int,
@@ -254,28 +197,66 @@ async def _drive_clients(
     before_go: Callable[[], None] | None = None,
     between: Callable[[], None] | None = None,
 ) -> ClientsOutcome:
+    """Connect one client per user to the server on `port`, start them together (after
+    `before_go`, run once every client is connected), wait for every reply, then keep the
+    sockets open until `wait_idle` says the server's tasks have drained (and at least
+    `linger` seconds after each client's last reply). `between` runs (in a thread) before
+    each instruction but the first, e.g. to wait until the server is idle again."""
     run_token = secrets.token_hex(3)
     go, release = asyncio.Event(), asyncio.Event()
     runs = [ClientRun(user=user) for user in users]
     connected = [asyncio.Event() for _ in runs]
     sent_all = [asyncio.Event() for _ in runs]
+
+    async def client(run: ClientRun, connected: asyncio.Event, sent_all: asyncio.Event) -> None:
+        user = run.user
+        state = _ClientState(run)
+        try:
+            async with connect(port, user) as ws:
+
+                async def reader() -> None:
+                    async for raw in ws:
+                        state.last_frame = time.perf_counter()
+                        state.handle(raw, state.last_frame)
+
+                reading = asyncio.create_task(reader())
+                connected.set()
+                try:
+                    await go.wait()
+                    for number in range(instructions):
+                        if number and between is not None:
+                            await asyncio.to_thread(between)
+                        await state.instruct(
+                            ws, reading, run_token, number, per_instruction_timeout
+                        )
+                        if reading.done():
+                            run.failure = (
+                                f"the server closed the socket (code {ws.close_code}) after "
+                                f"{len(run.instructions)} of {instructions} instructions"
+                            )
+                            break
+                    last_reply = time.perf_counter()
+                    sent_all.set()
+                    # Stay connected while the queue drains: late notices still arrive here.
+                    await release.wait()
+                    await asyncio.sleep(max(0.3, linger - (time.perf_counter() - last_reply)))
+                    if reading.done():
+                        run.closed_by_server = (
+                            f"code {ws.close_code} {ws.close_reason!r}, "
+                            f"{time.perf_counter() - state.last_frame:.1f} s after the last frame"
+                        )
+                finally:
+                    reading.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await reading
+        except Exception as exc:
+            run.failure = run.failure or f"{type(exc).__name__}: {exc}"
+        finally:
+            connected.set()
+            sent_all.set()
+
     tasks = [
-        asyncio.create_task(
-            _client(
-                port=port,
-                run=run,
-                count=instructions,
-                run_token=run_token,
-                connected=connected[n],
-                go=go,
-                sent_all=sent_all[n],
-                release=release,
-                per_instruction_timeout=per_instruction_timeout,
-                linger=linger,
-                between=between,
-            )
-        )
-        for n, run in enumerate(runs)
+        asyncio.create_task(client(*each)) for each in zip(runs, connected, sent_all, strict=True)
     ]
     phase_deadline = time.monotonic() + phase_timeout
     queue_idle = wait_idle is None
@@ -316,12 +297,7 @@ async def _drive_clients(
 
 
 def drive_clients(**options: Any) -> ClientsOutcome:
-    """Connect one client per user to the server on `port`, start them together (after
-    `before_go`, run once every client is connected), wait for every reply, then keep the
-    sockets open until `wait_idle` says the server's tasks have drained (and at least
-    `linger` seconds after each client's last reply). `between` runs (in a thread) before
-    each instruction but the first, e.g. to wait until the server is idle again. The
-    options are `_drive_clients`'s."""
+    """`_drive_clients` (its options), from synchronous code."""
     return asyncio.run(_drive_clients(**options))
 
 

@@ -1,17 +1,16 @@
-"""The figures of a run and the tables the benchmarks print."""
+"""What a run stored and what its clients saw: the database check, the clients' problems,
+and the figures and tables made of them."""
 
 from __future__ import annotations
 
-import os
-import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
-from bench.harness.checks import DatabaseCheck
+from bench.harness.base import CLIENT_ID_PREFIX, UserFixture
 from bench.harness.clients import ClientsOutcome
 from bench.harness.stack import Stack
 from bench.report import Table, show
-
-# --- Figures and tables -----------------------------------------------------------------
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -27,76 +26,24 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
-def _ms(seconds: float) -> str:
-    return "-" if seconds != seconds else f"{seconds * 1000:,.0f} ms"
-
-
 def print_table(title: str, rows: list[tuple[str, ...]]) -> None:
     """Print a table as the run log records it (bench/report.py)."""
     show([Table(title, rows)])
 
 
-def print_latency(outcome: ClientsOutcome, percentiles: tuple[int, ...]) -> list[tuple[str, ...]]:
-    items = outcome.instructions
-    first = [d for i in items if (d := i.to_first_delta) is not None]
-    done = [d for i in items if (d := i.to_done) is not None]
-    header = ("from instruction to", "n", *(f"p{p}" for p in percentiles), "mean", "max")
-    rows: list[tuple[str, ...]] = [header]
-    for label, values in (("first reply.delta", first), ("reply.done", done)):
-        rows.append(
-            (
-                label,
-                str(len(values)),
-                *(_ms(percentile(values, p)) for p in percentiles),
-                _ms(statistics.fmean(values) if values else float("nan")),
-                _ms(max(values) if values else float("nan")),
-            )
-        )
-    print_table("Latency", rows)
-    return rows
-
-
-MODEL_KINDS = (
-    ("stream", "replies"),
-    ("SummaryState", "folds"),
-    ("MemoryCandidates", "extractions"),
-)
+MODEL_KINDS = {"stream": "replies", "SummaryState": "folds", "MemoryCandidates": "extractions"}
 
 
 def stats_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, int]:
     """Model requests between two `Stack.model_stats()` readings, by kind."""
-    kinds = set(before.get("by_kind", {})) | set(after.get("by_kind", {}))
-    delta = {
-        kind: int(after.get("by_kind", {}).get(kind, 0))
-        - int(before.get("by_kind", {}).get(kind, 0))
-        for kind in kinds
-    }
+    old, new = before.get("by_kind", {}), after.get("by_kind", {})
+    delta = {kind: int(new.get(kind, 0)) - int(old.get(kind, 0)) for kind in {*old, *new}}
     return {kind: n for kind, n in delta.items() if n}
 
 
 def describe_calls(calls: dict[str, int]) -> str:
-    named = dict(MODEL_KINDS)
-    parts = [f"{named.get(kind, kind)} {n}" for kind, n in sorted(calls.items())]
+    parts = [f"{MODEL_KINDS.get(kind, kind)} {n}" for kind, n in sorted(calls.items())]
     return ", ".join(parts) or "none"
-
-
-def print_throughput(outcome: ClientsOutcome, calls: dict[str, int]) -> list[tuple[str, ...]]:
-    items = outcome.instructions
-    done = sum(1 for i in items if i.done is not None)
-    total = sum(calls.values())
-    rows: list[tuple[str, ...]] = [
-        ("throughput", "value"),
-        ("instructions sent", str(sum(1 for i in items if i.sent))),
-        ("reply.done received", str(done)),
-        ("wall time (first send to last reply.done)", f"{outcome.elapsed:.1f} s"),
-        ("missions per second", f"{done / outcome.elapsed:.2f}"),
-        (
-            "model calls (until the queues drained)",
-            f"{total} ({total / max(done, 1):.2f} per mission: {describe_calls(calls)})",
-        ),
-    ]
-    print_table("Throughput", rows)
-    return rows
 
 
 def client_problems(outcome: ClientsOutcome) -> list[str]:
@@ -121,172 +68,166 @@ def client_problems(outcome: ClientsOutcome) -> list[str]:
     return problems
 
 
-def print_counts(check: DatabaseCheck, outcome: ClientsOutcome, *, with_notices: bool) -> list[str]:
-    """Print the count check; return the problems found (empty when all is well)."""
-    client_side = client_problems(outcome)
-    received_done = sum(1 for i in outcome.instructions if i.done is not None)
-    rows: list[tuple[str, ...]] = [
-        ("count check", "value", "expected"),
-        ("missions stored for the instructions sent", str(check.found), str(check.expected)),
-        ("lost (instruction without a mission)", str(check.lost), "0"),
-        ("doubled (extra missions or duplicates)", str(check.doubled), "0"),
-        ("missions not done", str(check.not_done), "0"),
-        ("done with an empty reply", str(check.empty_replies), "0"),
-        ("replies that do not answer their own instruction", str(check.foreign_replies), "0"),
-        ("missions without exactly one saved reply", str(check.bad_reply_counts), "0"),
-        ("missions without exactly one instruction", str(check.bad_instruction_counts), "0"),
-        ("sessions whose mission_count is off", str(check.bad_session_counts), "0"),
-        ("missions in other channels", str(check.missions_elsewhere), "0"),
-        (
-            "failed missions / error messages",
-            f"{check.failed_missions} / {check.error_messages}",
-            "0 / 0",
-        ),
-        ("reply.done received by the clients", str(received_done), str(check.expected)),
-        ("client-side problems", str(len(client_side)), "0"),
-        (
-            "sockets the server closed before the client did",
-            str(sum(1 for run in outcome.runs if run.closed_by_server)),
-            "0",
-        ),
-    ]
-    print_table("Count check", rows)
-    problems: list[str] = []
-    if not check.count_ok:
-        for channel in check.channels:
-            if (
-                channel.lost
-                or channel.doubled
-                or channel.not_done
-                or channel.empty_replies
-                or channel.foreign_replies
-            ):
-                problems.append(
-                    f"channel {channel.user.channel_id} (client {channel.user.index}): "
-                    f"found {channel.found}/{channel.expected}, doubled {channel.doubled}, "
-                    f"not done {channel.not_done[:5]}, empty {channel.empty_replies}, "
-                    f"foreign {channel.foreign_replies}"
-                )
-            bad = {m: n for m, n in channel.reply_counts.items() if n != 1}
-            if bad:
-                problems.append(
-                    f"channel {channel.user.channel_id}: reply messages per mission {bad}"
-                )
-            if channel.mission_count != channel.user.prefill + channel.expected:
-                problems.append(
-                    f"channel {channel.user.channel_id}: session mission_count "
-                    f"{channel.mission_count}, expected {channel.user.prefill + channel.expected}"
-                )
-        if not problems:
-            problems.append("count check failed")
-    if check.missions_elsewhere:
-        problems.append(f"{check.missions_elsewhere} missions in channels no client used")
-    problems.extend(client_side)
-    if with_notices:
-        problems.extend(print_notices(check, outcome))
-    return problems
+@dataclass
+class ChannelCheck:
+    user: UserFixture
+    expected: int
+    found: int = 0
+    other_missions: int = 0
+    duplicate_client_ids: int = 0
+    not_done: list[str] = field(default_factory=list)
+    empty_replies: int = 0
+    foreign_replies: int = 0
+    reply_counts: Counter[int] = field(default_factory=Counter)
+    instruction_counts: Counter[int] = field(default_factory=Counter)
+    mission_count: int = 0
+    notices: int = 0
+    notice_expected: int = 0
+
+    @property
+    def lost(self) -> int:
+        return max(0, self.expected - self.found)
+
+    @property
+    def doubled(self) -> int:
+        return self.duplicate_client_ids + self.other_missions + max(0, self.found - self.expected)
 
 
-def print_notices(check: DatabaseCheck, outcome: ClientsOutcome) -> list[str]:
-    received = {run.user.channel_id: len(run.notices) for run in outcome.runs}
-    crossing = [c for c in check.channels if c.notice_expected]
-    staying = [c for c in check.channels if not c.notice_expected]
-    rows: list[tuple[str, ...]] = [
-        ("long-session notices", "stored", "received", "expected"),
-        (
-            f"sessions that reached {check.threshold} ({len(crossing)})",
-            str(sum(c.notices for c in crossing)),
-            str(sum(received.get(c.user.channel_id, 0) for c in crossing)),
-            str(len(crossing)),
-        ),
-        (
-            f"sessions that stayed below ({len(staying)})",
-            str(sum(c.notices for c in staying)),
-            str(sum(received.get(c.user.channel_id, 0) for c in staying)),
-            "0",
-        ),
-    ]
-    print_table("Notices (exactly one per session that crossed the threshold)", rows)
-    problems = []
-    for c in check.channels:
-        got = received.get(c.user.channel_id, 0)
-        if c.notices != c.notice_expected or got != c.notice_expected:
-            problems.append(
-                f"channel {c.user.channel_id} (prefill {c.user.prefill}): "
-                f"{c.notices} notice(s) stored, {got} received, {c.notice_expected} expected"
-            )
-    return problems
+@dataclass
+class DatabaseCheck:
+    """The channels' checks and their totals (made once the channels are counted)."""
 
+    channels: list[ChannelCheck]
+    missions_elsewhere: int
+    failed_missions: int
+    error_messages: int
+    threshold: int
 
-def print_resources(stack: Stack) -> None:
-    sampler = stack.sampler
-    if sampler is None:
-        return
-    rows: list[tuple[str, ...]] = [
-        ("process", "pid", "peak RSS (VmHWM)", "children", "largest child", "tree PSS peak")
-    ]
-    for name, tree in sampler.trees.items():
-        mains = [p for p in tree.pids.values() if p.role == "main"]
-        kids = [p for p in tree.pids.values() if p.role == "child"]
-        main = mains[0] if mains else None
-        rows.append(
-            (
-                name,
-                str(main.pid) if main else "-",
-                _mib(max(main.hwm_kib, main.rss_kib)) if main else "-",
-                str(len(kids)),
-                _mib(max(max(k.hwm_kib, k.rss_kib) for k in kids)) if kids else "-",
-                _mib(tree.tree_pss_kib),
-            )
+    def __post_init__(self) -> None:
+        channels = self.channels
+        self.expected = sum(c.expected for c in channels)
+        self.found = sum(c.found for c in channels)
+        self.lost = sum(c.lost for c in channels)
+        self.doubled = sum(c.doubled for c in channels) + self.missions_elsewhere
+        self.not_done = sum(len(c.not_done) for c in channels)
+        self.empty_replies = sum(c.empty_replies for c in channels)
+        self.foreign_replies = sum(c.foreign_replies for c in channels)
+        # Missions with other than one saved reply, and those with none (not in reply_counts).
+        self.bad_reply_counts = sum(
+            1 for c in channels for n in c.reply_counts.values() if n != 1
+        ) + sum(c.found - len(c.reply_counts) for c in channels)
+        self.bad_instruction_counts = sum(
+            1 for c in channels for n in c.instruction_counts.values() if n != 1
         )
-    import resource
-
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    rows.append(("benchmark clients (this process)", str(os.getpid()), _mib(own), "0", "-", "-"))
-    print_table(f"Peak memory ({sampler.rss_samples} samples)", rows)
-    if stack.embedded:
-        print_table(
-            "Database", [("connections to the scratch database", "peak"), ("SQLite file", "-")]
+        self.bad_session_counts = sum(
+            1 for c in channels if c.mission_count != c.user.prefill + c.expected
         )
-    else:
-        print_table(
-            "Database",
-            [
-                ("PostgreSQL connections to the scratch database", "peak"),
-                ("all (pg_stat_activity)", str(sampler.peak_connections)),
-                ("active at once", str(sampler.peak_active)),
-                ("samples", str(sampler.connection_samples)),
-            ],
+        self.count_ok = not (
+            self.lost
+            or self.doubled
+            or self.not_done
+            or self.empty_replies
+            or self.foreign_replies
+            or self.bad_reply_counts
+            or self.bad_instruction_counts
+            or self.bad_session_counts
         )
-    if sampler.errors:
-        print(f"  sampler errors: {sampler.errors[:3]}")
 
 
-def _print_findings(
-    stack: Stack, outcome: ClientsOutcome, failed: bool, problems: list[str]
-) -> bool:
-    """Print the verdict and what else was seen; True when there is anything to look at."""
-    print("\nResult: " + ("FAILED" if failed else "OK"))
-    for line in problems[:40]:
-        print(f"  - {line}")
-    closed = [
-        f"client {run.user.index} (channel {run.user.channel_id}): {run.closed_by_server}"
-        for run in outcome.runs
-        if run.closed_by_server
-    ]
-    if closed:
-        print(f"Sockets closed by the server while their client still listened: {len(closed)}")
-        for line in closed[:10]:
-            print(f"  - {line}")
-    service = stack.service_failures()
-    if not outcome.queue_idle:
-        service.append("the task queues had not drained 120 s after the last reply")
-    if service:
-        print("Service log findings:")
-        for line in service:
-            print(f"  - {line}")
-    return bool(problems or closed or service)
+def check_database(
+    stack: Stack,
+    *,
+    sent: dict[int, int],
+    threshold: int = 20,
+    users: list[UserFixture] | None = None,
+) -> DatabaseCheck:
+    """Count, per client channel, the missions, replies and notices the run stored.
 
+    `sent` is the number of instructions each channel's client sent (a client whose socket
+    the server closed sends fewer; that is reported as a client-side problem, not here).
+    `users` narrows the check to the users of one phase (default: all of the stack's);
+    missions in a channel of none of the stack's users count as doubled."""
+    checked = stack.users if users is None else users
+    channel_ids = [u.channel_id for u in checked]
+    by_channel = {
+        u.channel_id: ChannelCheck(user=u, expected=sent.get(u.channel_id, 0)) for u in checked
+    }
+    prefix = CLIENT_ID_PREFIX + "%"
+    with stack.scratch() as db:
+        rows = db.rows(
+            """
+            SELECT m.id, m.channel_id, m.client_id, m.status, length(m.reply),
+                   {strpos}(m.reply, m.instruction) > 0,
+                   (SELECT count(*) FROM missions_message x
+                     WHERE x.mission_id = m.id AND x.kind = 'employee'),
+                   (SELECT count(*) FROM missions_message x
+                     WHERE x.mission_id = m.id AND x.kind = 'user')
+              FROM missions_mission m
+             WHERE m.channel_id IN (%s) AND m.client_id LIKE %s
+            """,
+            (channel_ids, prefix),
+        )
+        client_ids: dict[int, Counter[str]] = defaultdict(Counter)
+        for mission, channel, client_id, status, reply_len, echoes, replies, users_ in rows:
+            check = by_channel[channel]
+            check.found += 1
+            client_ids[channel][client_id] += 1
+            if status != "done":
+                check.not_done.append(f"{mission}:{status}")
+            if not reply_len:
+                check.empty_replies += 1
+            elif not echoes:
+                # The model server echoes the prompt's last message, the current mission:
+                # a reply without its own instruction answered some other mission.
+                check.foreign_replies += 1
+            check.reply_counts[mission] = int(replies)
+            check.instruction_counts[mission] = int(users_)
+        for channel, counter in client_ids.items():
+            by_channel[channel].duplicate_client_ids = sum(n - 1 for n in counter.values())
+        for channel, count in db.rows(
+            """
+            SELECT channel_id, count(*) FROM missions_mission
+             WHERE channel_id IN (%s) AND client_id NOT LIKE %s
+             GROUP BY channel_id
+            """,
+            (channel_ids, prefix),
+        ):
+            check = by_channel[channel]
+            # The pre-filled missions are expected; anything more was not sent by a client.
+            check.other_missions = max(0, int(count) - check.user.prefill)
+        for channel, mission_count in db.rows(
+            """
+            SELECT channel_id, sum(mission_count) FROM chat_sessions_chatsession
+             WHERE channel_id IN (%s) GROUP BY channel_id
+            """,
+            (channel_ids,),
+        ):
+            by_channel[channel].mission_count = int(mission_count)
+        for channel, count in db.rows(
+            """
+            SELECT channel_id, count(*) FROM missions_message
+             WHERE channel_id IN (%s) AND kind = 'notice' GROUP BY channel_id
+            """,
+            (channel_ids,),
+        ):
+            by_channel[channel].notices = int(count)
 
-def _mib(kib: int) -> str:
-    return f"{kib / 1024:,.1f} MiB"
+        def scalar(query: str, ids: list[int]) -> int:
+            rows = db.rows(query, (ids,))
+            return int(rows[0][0]) if rows else 0
+
+        elsewhere = scalar(
+            "SELECT count(*) FROM missions_mission WHERE NOT (channel_id IN (%s))",
+            [u.channel_id for u in stack.users],
+        )
+        failed = scalar(
+            "SELECT count(*) FROM missions_mission WHERE status = 'failed' AND channel_id IN (%s)",
+            channel_ids,
+        )
+        errors = scalar(
+            "SELECT count(*) FROM missions_message WHERE kind = 'error' AND channel_id IN (%s)",
+            channel_ids,
+        )
+    for check in by_channel.values():
+        check.notice_expected = 1 if check.user.prefill + check.expected >= threshold else 0
+    return DatabaseCheck(list(by_channel.values()), elsewhere, failed, errors, threshold)

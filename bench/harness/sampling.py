@@ -8,28 +8,38 @@ import os
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from bench.harness.base import SAMPLE_INTERVAL
 
-# --- Sampling: peak RSS of the process trees, peak database connections ------------------
 
-
-def _proc_children() -> dict[int, list[int]]:
+def _children() -> dict[int, list[int]]:
+    """Every live process's children, by parent pid."""
     children: dict[int, list[int]] = defaultdict(list)
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/stat") as handle:
-                stat = handle.read()
+                fields = handle.read().rsplit(")", 1)[-1].split()
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[-1].split()
         if len(fields) > 1:
             children[int(fields[1])].append(int(entry.name))
     return children
+
+
+def _tree(root: int, children: dict[int, list[int]]) -> Iterator[int]:
+    """The pids of `root`'s process tree (at most 1000), `root` first."""
+    pending = [root]
+    seen: set[int] = set()
+    while pending and len(seen) < 1000:
+        pid = pending.pop()
+        if pid not in seen:
+            seen.add(pid)
+            pending.extend(children.get(pid, []))
+            yield pid
 
 
 def _proc_kib(path: str, name: str) -> int:
@@ -50,10 +60,6 @@ def status_kib(pid: int) -> tuple[int, int]:
     return _proc_kib(path, "VmHWM"), _proc_kib(path, "VmRSS")
 
 
-def _pss_kib(pid: int) -> int:
-    return _proc_kib(f"/proc/{pid}/smaps_rollup", "Pss")
-
-
 def _stat_cpu_seconds(path: str) -> float | None:
     """User + system CPU seconds from a /proc stat file (None: the process or thread is
     gone)."""
@@ -67,18 +73,7 @@ def _stat_cpu_seconds(path: str) -> float | None:
 
 def tree_cpu_seconds(root: int) -> float:
     """User + system CPU seconds of a process and its live descendants so far."""
-    children = _proc_children()
-    pending: list[int] = [root]
-    seen: set[int] = set()
-    total = 0.0
-    while pending and len(seen) < 1000:
-        pid = pending.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        pending.extend(children.get(pid, []))
-        total += _stat_cpu_seconds(f"/proc/{pid}/stat") or 0.0
-    return total
+    return sum(_stat_cpu_seconds(f"/proc/{pid}/stat") or 0.0 for pid in _tree(root, _children()))
 
 
 def thread_cpu_seconds(pid: int) -> dict[int, float]:
@@ -98,13 +93,24 @@ class PidPeak:
     hwm_kib: int = 0
     rss_kib: int = 0
 
+    @property
+    def peak_kib(self) -> int:
+        return max(self.hwm_kib, self.rss_kib)
+
 
 @dataclass
 class TreePeak:
     name: str
     pids: dict[int, PidPeak] = field(default_factory=dict)
-    tree_rss_kib: int = 0
     tree_pss_kib: int = 0
+
+    @property
+    def main(self) -> PidPeak | None:
+        return next((p for p in self.pids.values() if p.role == "main"), None)
+
+    @property
+    def children(self) -> list[PidPeak]:
+        return [p for p in self.pids.values() if p.role == "child"]
 
 
 class Sampler:
@@ -114,16 +120,12 @@ class Sampler:
         self.pg_url = pg_url
         self.database = database
         self.max_seconds = max_seconds
-        self.trees: dict[str, TreePeak] = {}
         self._roots: dict[str, int] = {}
-        self.peak_connections = 0
-        self.peak_active = 0
-        self.connection_samples = 0
-        self.rss_samples = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self.errors: list[str] = []
+        self.reset()
 
     def watch(self, name: str, pid: int) -> None:
         with self._lock:
@@ -162,20 +164,13 @@ class Sampler:
         with self._lock:
             roots = dict(self._roots)
             trees = dict(self.trees)
-        children = _proc_children()
+        children = _children()
         for name, root in roots.items():
             tree = trees.get(name)
             if tree is None:
                 continue
-            pending: list[int] = [root]
-            seen: set[int] = set()
-            total_rss = total_pss = 0
-            while pending and len(seen) < 1000:
-                pid = pending.pop()
-                if pid in seen:
-                    continue
-                seen.add(pid)
-                pending.extend(children.get(pid, []))
+            total_pss = 0
+            for pid in _tree(root, children):
                 hwm, rss = status_kib(pid)
                 if not hwm and not rss:
                     continue
@@ -184,9 +179,7 @@ class Sampler:
                 )
                 peak.hwm_kib = max(peak.hwm_kib, hwm)
                 peak.rss_kib = max(peak.rss_kib, rss)
-                total_rss += rss
-                total_pss += _pss_kib(pid)
-            tree.tree_rss_kib = max(tree.tree_rss_kib, total_rss)
+                total_pss += _proc_kib(f"/proc/{pid}/smaps_rollup", "Pss")
             tree.tree_pss_kib = max(tree.tree_pss_kib, total_pss)
         self.rss_samples += 1
 

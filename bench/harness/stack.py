@@ -1,5 +1,7 @@
 """The stack a run drives: the model server, Daphne and (production) the Celery workers,
-started, waited for, restarted and stopped, bounded in time."""
+started, waited for, restarted and stopped, bounded in time; and its scratch stores, its
+Redis database index and its database (PostgreSQL or a SQLite file), made at the start and
+removed at the end."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,19 +32,27 @@ from bench.harness.base import (
     Proc,
     StackConfig,
     UserFixture,
-    _require_loopback,
     free_port,
     ignored_settings,
+    local_opener,
     log,
     wait_healthy,
 )
 from bench.harness.sampling import Sampler
-from bench.harness.stores import ScratchStores
 
-# --- The stack --------------------------------------------------------------------------
+# The environment's values of these never reach the services: the stack sets its own.
+REPLACED_SETTINGS = {
+    *("DATABASE_URL", "REDIS_URL", "TASK_RUNNER", "TEST_DATABASE_NAME", "LLM_PROVIDER"),
+    *("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "ALLOWED_HOSTS", "OFFICE_ENV"),
+    "DJANGO_SETTINGS_MODULE",
+    *SET_BY_THE_BENCHMARK,
+}
+# Django logs every 5xx at ERROR: the 503s /healthz answers while the server warms up
+# (config/warmup.py) are the answers to the stack's own readiness polls, not failures.
+WARMING_UP = "Service Unavailable: /healthz"
 
 
-class Stack(ScratchStores):
+class Stack:
     """Everything the benchmark runs against. Use as a context manager: whatever happens
     inside, every process is stopped, the scratch database dropped (or the SQLite file
     removed) and Redis flushed."""
@@ -49,16 +60,14 @@ class Stack(ScratchStores):
     def __init__(self, config: StackConfig, *, max_seconds: float) -> None:
         self.config = config
         self.max_seconds = max_seconds
-        token = secrets.token_hex(3)
-        self.run_id = f"{config.label}_{os.getpid()}_{token}"
+        self.run_id = f"{config.label}_{os.getpid()}_{secrets.token_hex(3)}"
         self.db_name = f"bench_{self.run_id}".lower()
         self.sqlite_path: Path | None = None
         if config.embedded:
             self.sqlite_path = Path(f"/tmp/{self.db_name}.sqlite3")
             self.db_url = f"sqlite:///{self.sqlite_path}"
         else:
-            base = urlsplit(config.pg_url)
-            self.db_url = base._replace(path=f"/{self.db_name}").geturl()
+            self.db_url = urlsplit(config.pg_url)._replace(path=f"/{self.db_name}").geturl()
         self.redis_url = f"redis://127.0.0.1:6379/{config.redis_db}"
         # The stack's names in Redis (its queues, events and counters), said outright so
         # that this process can look at its queues and ping its workers under them.
@@ -87,7 +96,9 @@ class Stack(ScratchStores):
 
     def __enter__(self) -> Stack:
         if not self.embedded:
-            _require_loopback(self.config.pg_url, "the PostgreSQL URL")
+            host = urlsplit(self.config.pg_url).hostname or ""
+            if host not in ("127.0.0.1", "localhost", "::1"):
+                raise BenchError(f"the PostgreSQL URL must be on 127.0.0.1 (got host {host!r})")
         for name in ignored_settings(os.environ):
             how = SET_BY_THE_BENCHMARK[name]
             log(f"{name} from the environment is ignored: the benchmark sets it ({how})")
@@ -110,7 +121,7 @@ class Stack(ScratchStores):
         if not self.embedded:
             self._redis_prepare()
         self._create_database()
-        self._migrate()
+        self._run_step("migrate", [PYTHON, "manage.py", "migrate", "--noinput"], timeout=300)
         self._setup_users()
         self.sampler = Sampler(
             pg_url=None if self.embedded else self.config.pg_url,
@@ -128,7 +139,10 @@ class Stack(ScratchStores):
         """The model server, Daphne and (production) the workers, waited for until ready."""
         self.generation += 1
         self._start_fake_model()
-        self._start_daphne()
+        self.http_port = free_port()
+        # The office's own entry to Daphne, as `make run` and docker-compose run it.
+        serve = [PYTHON, "-m", "config.serve", "-b", "127.0.0.1", "-p", str(self.http_port)]
+        self.spawn("daphne", [*serve, "bench.bench_asgi:application"])
         if not self.embedded:
             self._start_workers()
         self._wait_ready()
@@ -206,16 +220,30 @@ class Stack(ScratchStores):
         acknowledged late, after they ran); embedded, the web process's lanes are empty."""
         if self.embedded:
             return int(self.hook("GET", "pending")["pending"]) == 0
-        client = self._redis_client()
-        try:
+        with contextlib.closing(self._redis_client()) as client:
             waiting = 0
             for queue in QUEUES:
                 pattern = f"{self.redis_prefix}:{queue}*"
                 for key in client.scan_iter(pattern, count=1000, _type="list"):
                     waiting += int(client.llen(key))
             return waiting == 0 and int(client.hlen(f"{self.redis_prefix}:unacked")) == 0
-        finally:
-            client.close()
+
+    def wait_queue_idle(self, timeout: float) -> bool:
+        """Wait until no task waits or runs for two polls in a row (tasks that follow a
+        reply, like the long-session check, folds and extraction, may still be running)."""
+        deadline = time.monotonic() + timeout
+        idle_in_a_row = 0
+        while time.monotonic() < deadline:
+            idle_in_a_row = idle_in_a_row + 1 if self.queue_idle() else 0
+            if idle_in_a_row >= 2:
+                return True
+            time.sleep(0.25)
+        return False
+
+    def queue_tasks(self, task: str, arg_lists: list[list[Any]]) -> int:
+        """Queue `task` once per argument list inside the web process, by name, exactly as a
+        service does (config.celery.queue_task): the embedded lanes, or the broker."""
+        return int(self.hook("POST", "queue", {"task": task, "args": arg_lists})["queued"])
 
     # -- processes
 
@@ -223,22 +251,7 @@ class Stack(ScratchStores):
         env = {
             key: value
             for key, value in os.environ.items()
-            if not key.lower().endswith("_proxy")
-            and key
-            not in (
-                "DATABASE_URL",
-                "REDIS_URL",
-                "TASK_RUNNER",
-                "TEST_DATABASE_NAME",
-                "LLM_PROVIDER",
-                "OPENAI_API_KEY",
-                "OPENAI_BASE_URL",
-                "OPENAI_MODEL",
-                "ALLOWED_HOSTS",
-                "OFFICE_ENV",
-                "DJANGO_SETTINGS_MODULE",
-                *SET_BY_THE_BENCHMARK,
-            )
+            if not key.lower().endswith("_proxy") and key not in REPLACED_SETTINGS
         }
         env.update(
             {
@@ -260,8 +273,7 @@ class Stack(ScratchStores):
         if self.embedded:
             env["TASK_RUNNER"] = "thread"
         else:
-            env["REDIS_URL"] = self.redis_url
-            env["REDIS_PREFIX"] = self.redis_prefix
+            env.update(REDIS_URL=self.redis_url, REDIS_PREFIX=self.redis_prefix)
             env["TASK_RUNNER"] = "celery"
         if self.fake_url:
             env["OPENAI_BASE_URL"] = self.fake_url
@@ -313,19 +325,21 @@ class Stack(ScratchStores):
             raise BenchError(f"{name} failed: {_tail(log_path)}")
         log(f"{name} done in {time.monotonic() - started:.1f} s")
 
-    def _start_fake_model(self) -> None:
-        proc = self.spawn(
-            "fake model",
-            [
-                PYTHON,
-                "-m",
-                "tests.fake_openai",
-                "--port",
-                str(free_port()),
-                "--delay-ms",
-                str(self.delay_ms),
-            ],
+    def _setup_users(self) -> None:
+        spec_path = self.log_dir / "setup-spec.json"
+        out_path = self.log_dir / "setup-out.json"
+        spec_path.write_text(json.dumps({"run_id": self.run_id, "prefill": self.config.prefill}))
+        argv = [PYTHON, "-m", "bench.harness.users", str(spec_path), str(out_path)]
+        self._run_step("setup", argv, timeout=900)
+        self.users = [UserFixture(**row) for row in json.loads(out_path.read_text())]
+        log(
+            f"{len(self.users)} users with offices and session cookies "
+            f"({sum(u.prefill for u in self.users)} missions pre-filled)"
         )
+
+    def _start_fake_model(self) -> None:
+        argv = [PYTHON, "-m", "tests.fake_openai", "--port", str(free_port())]
+        proc = self.spawn("fake model", [*argv, "--delay-ms", str(self.delay_ms)])
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             first = proc.log_path.read_text(errors="replace").splitlines()
@@ -337,87 +351,6 @@ class Stack(ScratchStores):
                 break
             time.sleep(0.05)
         raise BenchError(f"the fake model server did not start: {_tail(proc.log_path)}")
-
-    def model_stats(self) -> dict[str, Any]:
-        """The model server's request counts: requests, in_flight, by_kind."""
-        base = urlsplit(self.fake_url)
-        url = f"{base.scheme}://{base.netloc}/_fake/stats"
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        with opener.open(url, timeout=10) as response:
-            return dict(json.loads(response.read()))
-
-    def hook(self, method: str, name: str, payload: dict[str, Any] | None = None) -> Any:
-        """Call the benchmark hook of the web process (bench/bench_asgi.py)."""
-        data = None if payload is None else json.dumps(payload).encode()
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{self.http_port}{HOOK_PREFIX}{name}",
-            data=data,
-            method=method,
-            headers={"X-Bench-Token": self.hook_token, "Content-Type": "application/json"},
-        )
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        try:
-            with opener.open(request, timeout=60) as response:
-                return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            raise BenchError(f"bench hook {name}: {exc.code} {exc.read()[:300]!r}") from exc
-
-    def queue_tasks(self, task: str, arg_lists: list[list[Any]]) -> int:
-        """Queue `task` once per argument list inside the web process, by name, exactly as a
-        service does (config.celery.queue_task): the embedded lanes, or the broker."""
-        return int(self.hook("POST", "queue", {"task": task, "args": arg_lists})["queued"])
-
-    def _migrate(self) -> None:
-        self._run_step("migrate", [PYTHON, "manage.py", "migrate", "--noinput"], timeout=300)
-
-    def _setup_users(self) -> None:
-        spec_path = self.log_dir / "setup-spec.json"
-        out_path = self.log_dir / "setup-out.json"
-        spec_path.write_text(json.dumps({"run_id": self.run_id, "prefill": self.config.prefill}))
-        self._run_step(
-            "setup",
-            [PYTHON, "-m", "bench.harness.users", str(spec_path), str(out_path)],
-            timeout=900,
-        )
-        self.users = [UserFixture(**row) for row in json.loads(out_path.read_text())]
-        log(
-            f"{len(self.users)} users with offices and session cookies "
-            f"({sum(u.prefill for u in self.users)} missions pre-filled)"
-        )
-
-    def _start_daphne(self) -> None:
-        self.http_port = free_port()
-        self.spawn(
-            "daphne",
-            [
-                # The office's own entry to Daphne, as `make run` and docker-compose run it.
-                PYTHON,
-                "-m",
-                "config.serve",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(self.http_port),
-                "bench.bench_asgi:application",
-            ],
-        )
-
-    def _worker_argv(self, queue: str, pool: str, concurrency: int, node: str) -> list[str]:
-        return [
-            str(VENV_BIN / "celery"),
-            "-A",
-            "config",
-            "worker",
-            "-Q",
-            queue,
-            f"--pool={pool}",
-            f"--concurrency={concurrency}",
-            "-n",
-            node,
-            "--loglevel=WARNING",
-            "--without-gossip",
-            "--without-mingle",
-        ]
 
     def _start_workers(self) -> None:
         config = self.config
@@ -435,20 +368,15 @@ class Stack(ScratchStores):
             for number in range(1, count + 1):
                 node = f"{queue}{number}.{self.run_id}@127.0.0.1"
                 self.worker_names.append(node)
-                env = {}
-                if queue == "replies":
-                    env["DATABASE_POOL_MAX"] = str(config.replies_pool_max)
-                self.spawn(
-                    f"{queue} worker {number}",
-                    self._worker_argv(queue, pool, concurrency, node),
-                    env=env,
-                )
+                argv = [str(VENV_BIN / "celery"), "-A", "config", "worker", "-Q", queue]
+                argv += [f"--pool={pool}", f"--concurrency={concurrency}", "-n", node]
+                argv += ["--loglevel=WARNING", "--without-gossip", "--without-mingle"]
+                env = {"DATABASE_POOL_MAX": str(config.replies_pool_max)}
+                self.spawn(f"{queue} worker {number}", argv, env=env if queue == "replies" else {})
 
     def _check_alive(self) -> None:
         for proc in self.procs:
-            if proc.stopped:
-                continue
-            code = proc.popen.poll()
+            code = None if proc.stopped else proc.popen.poll()
             if code is not None:
                 raise BenchError(f"{proc.name} exited with {code}: {_tail(proc.log_path)}")
 
@@ -495,18 +423,9 @@ class Stack(ScratchStores):
         """Daphne serving the bare Channels echo (bench/echo_asgi.py); stop it with
         `stop_procs([proc])`. Returns the process and its port once it accepts connections."""
         port = free_port()
-        proc = self.spawn(
-            "echo daphne",
-            [
-                str(VENV_BIN / "daphne"),
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "bench.echo_asgi:application",
-            ],
-            env={"DJANGO_SETTINGS_MODULE": ""},
-        )
+        argv = [str(VENV_BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port)]
+        argv.append("bench.echo_asgi:application")
+        proc = self.spawn("echo daphne", argv, env={"DJANGO_SETTINGS_MODULE": ""})
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if proc.popen.poll() is not None:
@@ -517,17 +436,26 @@ class Stack(ScratchStores):
             time.sleep(0.1)
         raise BenchError(f"the echo server did not start: {_tail(proc.log_path)}")
 
-    def wait_queue_idle(self, timeout: float) -> bool:
-        """Wait until no task waits or runs for two polls in a row (tasks that follow a
-        reply, like the long-session check, folds and extraction, may still be running)."""
-        deadline = time.monotonic() + timeout
-        idle_in_a_row = 0
-        while time.monotonic() < deadline:
-            idle_in_a_row = idle_in_a_row + 1 if self.queue_idle() else 0
-            if idle_in_a_row >= 2:
-                return True
-            time.sleep(0.25)
-        return False
+    def model_stats(self) -> dict[str, Any]:
+        """The model server's request counts: requests, in_flight, by_kind."""
+        base = urlsplit(self.fake_url)
+        url = f"{base.scheme}://{base.netloc}/_fake/stats"
+        with local_opener().open(url, timeout=10) as response:
+            return dict(json.loads(response.read()))
+
+    def hook(self, method: str, name: str, payload: dict[str, Any] | None = None) -> Any:
+        """Call the benchmark hook of the web process (bench/bench_asgi.py)."""
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.http_port}{HOOK_PREFIX}{name}",
+            data=None if payload is None else json.dumps(payload).encode(),
+            method=method,
+            headers={"X-Bench-Token": self.hook_token, "Content-Type": "application/json"},
+        )
+        try:
+            with local_opener().open(request, timeout=60) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            raise BenchError(f"bench hook {name}: {exc.code} {exc.read()[:300]!r}") from exc
 
     def service_failures(self) -> list[str]:
         """Processes that died during the run, and error lines in their logs."""
@@ -550,10 +478,102 @@ class Stack(ScratchStores):
                 failures.append(f"{proc.name}: {count} x {line}")
         return failures
 
+    # -- the scratch stores
 
-# Django logs every 5xx at ERROR: the 503s /healthz answers while the server warms up
-# (config/warmup.py) are the answers to the stack's own readiness polls, not failures.
-WARMING_UP = "Service Unavailable: /healthz"
+    def _redis_client(self) -> Any:
+        import redis
+
+        return redis.Redis.from_url(self.redis_url, socket_timeout=5, socket_connect_timeout=5)
+
+    def _redis_prepare(self) -> None:
+        with contextlib.closing(self._redis_client()) as client:
+            keys = int(client.dbsize())
+            if keys and not self.config.redis_force:
+                raise BenchError(
+                    f"Redis DB {self.config.redis_db} holds {keys} keys: it may be someone "
+                    "else's. Pick another --redis-db, or pass --redis-force to flush it."
+                )
+            client.flushdb()
+            self._redis_used = True
+
+    def _redis_flush(self) -> None:
+        if not self._redis_used:
+            return
+        try:
+            with contextlib.closing(self._redis_client()) as client:
+                client.flushdb()
+        except Exception as exc:
+            log(f"could not flush Redis DB {self.config.redis_db}: {exc!r}")
+
+    def _pg_admin(self, statement: str) -> None:
+        """Run `statement` ({} is the scratch database's name) on the maintenance database."""
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.config.pg_url, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(sql.SQL(statement).format(sql.Identifier(self.db_name)))
+
+    def _create_database(self) -> None:
+        if self.sqlite_path is not None:
+            log(f"scratch SQLite database {self.sqlite_path}")
+        else:
+            self._pg_admin("CREATE DATABASE {}")
+            log(f"scratch database {self.db_name}")
+        self._db_created = True
+
+    def _drop_database(self) -> None:
+        if not self._db_created:
+            return
+        if self.sqlite_path is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(FileNotFoundError):
+                    Path(f"{self.sqlite_path}{suffix}").unlink()
+            self._db_created = False
+            return
+        try:
+            self._pg_admin("DROP DATABASE IF EXISTS {} WITH (FORCE)")
+            self._db_created = False
+        except Exception as exc:
+            log(f"could not drop {self.db_name}: {exc!r}")
+
+    @contextlib.contextmanager
+    def scratch(self) -> Iterator[ScratchDb]:
+        """A connection to the scratch database (read by the checks)."""
+        if self.sqlite_path is not None:
+            import sqlite3
+
+            with contextlib.closing(sqlite3.connect(str(self.sqlite_path), timeout=30)) as conn:
+                yield ScratchDb(conn, sqlite=True)
+        else:
+            import psycopg
+
+            with psycopg.connect(self.db_url, autocommit=True, connect_timeout=10) as pg:
+                yield ScratchDb(pg, sqlite=False)
+
+
+class ScratchDb:
+    """Queries written once for both databases: `%s` placeholders (a list parameter
+    expands in place, for `IN (%s)`), `{strpos}` for the substring position function."""
+
+    def __init__(self, conn: Any, *, sqlite: bool) -> None:
+        self.conn = conn
+        self.sqlite = sqlite
+
+    def rows(self, query: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        mark = "?" if self.sqlite else "%s"
+        parts = query.replace("{strpos}", "instr" if self.sqlite else "strpos").split("%s")
+        if len(parts) != len(params) + 1:
+            raise ValueError("one parameter per %s")
+        text, values = parts[0], []
+        for param, part in zip(params, parts[1:], strict=True):
+            if isinstance(param, list):
+                text += ", ".join([mark] * len(param)) or "NULL"
+                values.extend(param)
+            else:
+                text += mark
+                values.append(param)
+            text += part
+        return list(self.conn.execute(text, values).fetchall())
 
 
 def _tail(path: Path, lines: int = 15) -> str:

@@ -14,8 +14,6 @@ from typing import Any
 
 from bench.harness.base import ROOT
 
-# --- The setup subprocess (Django-configured) ---------------------------------------------
-
 
 def _setup_main(spec_path: str, out_path: str) -> None:
     sys.path.insert(0, str(ROOT))

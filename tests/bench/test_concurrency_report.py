@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.concurrency_report import _allowed_ms, _cores, _gauged, _servers_ms
+from bench.concurrency import _allowed_ms, _cores, _gauged, _servers_ms
 from bench.concurrency_scenarios import CLIENTS, MODEL
 from bench.harness import ignored_settings
 
