@@ -7,6 +7,7 @@ import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -229,47 +230,60 @@ async def test_with_redis_down_sockets_open_but_joins_and_sends_fail() -> None:
         await layer.flush()
 
 
-async def test_a_socket_that_stops_reading_loses_events_but_not_the_breakage() -> None:
+@dataclass
+class _Small:
+    """A socket's layer that holds two events, its channel in a group, and a worker's
+    layer that sends to the group."""
+
+    web: RedisPubSubLayer
+    worker: RedisPubSubLayer
+    group: str
+    channel: str
+
+    async def send(self, numbers: range) -> None:
+        for n in numbers:
+            await self.worker.group_send(self.group, {"type": "x", "n": n})
+        await asyncio.sleep(0.3)
+
+    async def next(self) -> dict[str, Any]:
+        return await _next(self.web, self.channel)
+
+
+@pytest.fixture
+async def small() -> AsyncIterator[_Small]:
     web, worker = _layer(capacity=2), _layer()
     try:
-        group = f"g.{uuid.uuid4().hex}"
-        channel = await web.new_channel()
+        group, channel = f"g.{uuid.uuid4().hex}", await web.new_channel()
         await web.group_add(group, channel)
-        for n in range(3):
-            await worker.group_send(group, {"type": "x", "n": n})
-        await asyncio.sleep(0.3)
-        assert _cut_subscriptions() == 1
-        await asyncio.sleep(0.3)
-        # Full at two: the third was dropped, and the oldest made room for the breakage.
-        assert (await _next(web, channel))["n"] == 1
-        assert await _next(web, channel) == {"type": LOST}
+        yield _Small(web, worker, group, channel)
     finally:
         await web.flush()
         await worker.flush()
 
 
-async def test_a_socket_that_falls_behind_is_told_once_in_place_of_its_oldest_event() -> None:
-    web, worker = _layer(capacity=2), _layer()
-    try:
-        group = f"g.{uuid.uuid4().hex}"
-        channel = await web.new_channel()
-        await web.group_add(group, channel)
-        for n in range(5):
-            await worker.group_send(group, {"type": "x", "n": n})
-        await asyncio.sleep(0.3)
-        # Full at two: the third gave the oldest's place to the news, the rest were lost.
-        assert (await _next(web, channel))["n"] == 1
-        assert await _next(web, channel) == {"type": LOST}
-        assert await _nothing_for(web, channel)
-        # Told and caught up: falling behind again tells it again.
-        for n in range(5, 8):
-            await worker.group_send(group, {"type": "x", "n": n})
-        await asyncio.sleep(0.3)
-        assert (await _next(web, channel))["n"] == 6
-        assert await _next(web, channel) == {"type": LOST}
-    finally:
-        await web.flush()
-        await worker.flush()
+async def test_a_socket_that_stops_reading_loses_events_but_not_the_breakage(
+    small: _Small,
+) -> None:
+    await small.send(range(3))
+    assert _cut_subscriptions() == 1
+    await asyncio.sleep(0.3)
+    # Full at two: the third was dropped, and the oldest made room for the breakage.
+    assert (await small.next())["n"] == 1
+    assert await small.next() == {"type": LOST}
+
+
+async def test_a_socket_that_falls_behind_is_told_once_in_place_of_its_oldest_event(
+    small: _Small,
+) -> None:
+    await small.send(range(5))
+    # Full at two: the third gave the oldest's place to the news, the rest were lost.
+    assert (await small.next())["n"] == 1
+    assert await small.next() == {"type": LOST}
+    assert await _nothing_for(small.web, small.channel)
+    # Told and caught up: falling behind again tells it again.
+    await small.send(range(5, 8))
+    assert (await small.next())["n"] == 6
+    assert await small.next() == {"type": LOST}
 
 
 async def test_a_closed_socket_is_forgotten(layers: list[RedisPubSubLayer]) -> None:
