@@ -13,6 +13,7 @@ file's beginning, and its beginning and end. Then the time to prune a file, at 2
 200,000 chars: the ratio says whether it grows in proportion (one run, one machine:
 ratios, not seconds)."""
 
+import argparse
 import json
 import os
 import sys
@@ -195,6 +196,11 @@ def timing() -> tuple[float, float]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument(
+        "--no-record", action="store_true", help="print the tables; keep docs/ as it is"
+    )
+    args = parser.parse_args()
     header: list[object] = [
         "questions",
         "asked",
@@ -217,7 +223,7 @@ def main() -> None:
             Table("The fact's line in the files section of the mission's prompt", rows),
             Table("Pruning time against the file's length", speed),
         ],
-        record="--no-record" not in sys.argv,
+        record=not args.no_record,
     )
 
 
