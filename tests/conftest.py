@@ -1,5 +1,7 @@
+import contextlib
 import copy
 import os
+import uuid
 from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
@@ -16,8 +18,11 @@ from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
 # The pytest-xdist worker this process is ("gw0", …; `make test` runs several), or None.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 # What this worker's channel-layer groups and cache keys are named under in the one Redis
-# all workers share (a database number would part the keys, never the pub/sub channels).
-REDIS_PREFIX = f"office-test-{WORKER}" if WORKER else None
+# all workers share (a database number would part the keys, never the pub/sub channels),
+# apart from every earlier run's too: test databases number their rows from 1 again, so a
+# counter keyed by a user's id, or a task a run cut short left queued, would otherwise
+# reach the next run.
+REDIS_PREFIX = f"office-test-{WORKER or 'main'}-{uuid.uuid4().hex[:8]}"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -154,8 +159,9 @@ def _redis_names_of_this_worker() -> Iterator[None]:
     apart (`REDIS_PREFIX`, as two deployments do): its channel-layer groups, cached
     counters and task queues, and those of the processes its tests start (Daphne, task
     workers), which inherit the name from the environment. So no worker hears another's
-    events, counts its log-in failures or takes its tasks."""
-    if REDIS_PREFIX is None or not settings.REDIS_URL:
+    events, counts its log-in failures or takes its tasks, nor those of an earlier run;
+    what the run left there is deleted at its end."""
+    if not settings.REDIS_URL:
         yield
         return
     from config.celery import app
@@ -193,6 +199,20 @@ def _redis_names_of_this_worker() -> Iterator[None]:
         else:
             os.environ["REDIS_PREFIX"] = before[0]
         app.conf.broker_transport_options, app.conf.result_backend_transport_options = before[1:]
+        _forget_redis_keys(REDIS_PREFIX)
+
+
+def _forget_redis_keys(prefix: str) -> None:
+    """What this run left in Redis under its prefix (counters, queues, groups), deleted."""
+    import redis
+
+    with contextlib.suppress(redis.RedisError):
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        try:
+            for key in client.scan_iter(f"{prefix}*", count=1000):
+                client.delete(key)
+        finally:
+            client.close()
 
 
 @pytest.fixture(autouse=True)
