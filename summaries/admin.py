@@ -5,7 +5,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_lazy, ngettext
 
@@ -71,27 +71,43 @@ class RollingSummaryAdmin(OfficeScopedAdmin):
         "folded_through_seq",
         "chars",
         "carry_over_pending",
+        "fold_refused_at",
         "updated_at",
     )
     search_fields = ("text", "session__channel__name", "session__channel__office__name")
-    list_filter = ("session__channel__kind", "carry_over_pending")
+    list_filter = (
+        "session__channel__kind",
+        "carry_over_pending",
+        ("fold_refused_at", admin.EmptyFieldListFilter),
+    )
     list_select_related = ("session__channel__office",)
     readonly_fields = (
         "session",
         "version",
         "folded_through_seq",
         "carry_over_pending",
+        "fold_refused_at",
+        "refusal",
         "structured",
         "prompt_text",
         "updated_at",
     )
-    exclude = ("state", "text")
+    exclude = ("state", "text", "fold_findings")
     inlines = [SummaryRevisionInline]
     actions = ["refold"]
 
     @admin.display(description=gettext_lazy("channel"))
     def channel(self, obj: RollingSummary) -> str:
         return str(obj.session.channel)
+
+    @admin.display(description=gettext_lazy("fold findings"))
+    def refusal(self, obj: RollingSummary) -> SafeString:
+        """What the verifier found in the fold it refused, one finding a line."""
+        if not obj.fold_findings:
+            return format_html("{}", "—")
+        return format_html(
+            "<ul>{}</ul>", format_html_join("", "<li>{}</li>", ((f,) for f in obj.fold_findings))
+        )
 
     @admin.display(description=gettext_lazy("chars"))
     def chars(self, obj: RollingSummary) -> int:

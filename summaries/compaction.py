@@ -18,8 +18,15 @@ from context.window import window_left_through
 from llm.base import Provider
 from llm.gateway import get_provider
 from missions.models import ANSWERED, Mission
-from summaries.extractive import add_item, compress_to_budget, extractive_fold
-from summaries.folding import EXTRACTIVE, fold_commit, fold_inputs, fold_propose
+from summaries.extractive import add_item, compress_to_budget, extractive_fold, settle_clashes
+from summaries.folding import (
+    EXTRACTIVE,
+    FoldRefused,
+    fold_commit,
+    fold_inputs,
+    fold_propose,
+    refusal_recorded,
+)
 from summaries.models import RevisionKind, RollingSummary
 from summaries.render import DIGEST_PREFIX, Ref, render_summary, summary_text_budget
 from summaries.schemas import DroppedMission, SummaryItem, SummaryState
@@ -84,13 +91,14 @@ def compaction_block_fold(
     provider = provider or get_provider()
     missions = list(Mission.objects.filter(pk__in=mission_ids).order_by("seq"))
     budget = summary_text_budget()
-    state, report, producer, attempts = fold_propose(
-        provider=provider,
-        previous=SummaryState(),
-        missions=fold_inputs(missions),
-        budget=budget,
-        session_number=None,
-    )
+    with refusal_recorded(session_id):
+        state, report, producer, attempts = fold_propose(
+            provider=provider,
+            previous=SummaryState(),
+            missions=fold_inputs(missions),
+            budget=budget,
+            session_number=None,
+        )
     missing = replay_missing(state, missions)
     refolded = False
     if missing and producer != EXTRACTIVE:
@@ -155,6 +163,9 @@ def merge_states(base: SummaryState, blocks: list[SummaryState], budget: int) ->
             )
         known = {(d.session, d.mission) for d in merged.dropped}
         merged.dropped.extend(d for d in block.dropped if (d.session, d.mission) not in known)
+    # Values two blocks give for one subject meet only here ("15:00 replies" in one block,
+    # "press at 08:00" in the next): settled as one fold settles them.
+    settle_clashes(merged, base)
     compress_to_budget(merged, budget)
     return merged
 
@@ -214,7 +225,8 @@ def compaction_merge(
     report.checks["replay"] = not replay_missing(merged, missions)
     report.ok = report.ok and report.checks["replay"]
     if not report.ok:
-        raise RuntimeError(f"merged compaction failed verification: {report.findings}")
+        with refusal_recorded(session_id):
+            raise FoldRefused("merged compaction", report.findings)
     return fold_commit(
         summary=summary,
         state=merged,

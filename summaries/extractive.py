@@ -26,10 +26,11 @@ from language.statements import (
     split_sentences,
     subject_of,
 )
-from language.supersession import changes_value, supersedes
+from language.supersession import supersedes
 from language.values import values_in
 from summaries.render import DIGEST_PREFIX, MATERIAL_PREFIX, Ref, item_refs, render_summary
 from summaries.schemas import Decision, DroppedMission, FoldMission, SummaryItem, SummaryState
+from summaries.verifier import clashes
 
 ITEM_CHARS = 220
 # A mission that leaves nothing durable is still named, by a digest item in the facts:
@@ -552,7 +553,7 @@ def extractive_fold(
                 mission.seq,
                 session,
             )
-    _settle_live_values(state)
+    settle_clashes(state, previous)
     compress_to_budget(state, budget_chars, digests=digests)
     for mission in missions:
         ref = (session, mission.seq)
@@ -561,48 +562,21 @@ def extractive_fold(
     return state
 
 
-def _newest(item: SummaryItem) -> tuple[float, int]:
-    return (float("inf") if item.session is None else item.session, max(item.missions, default=0))
-
-
-def _settle_live_values(state: SummaryState) -> None:
-    """No two live items give different values of one kind for one subject (the
-    verifier's rule): of such a pair, the older is marked superseded (a decision) or taken
-    out (a fact or constraint), whichever way the merge order left them. A newer pasted
-    line retires nothing (a vendor's quote is no change of the person's price; two rows
-    of a pasted table are two rows)."""
-    changed = True
-    while changed:
-        changed = False
-        live = [
-            (section, item)
-            for section, item in state.items()
-            if section in ("decisions", "constraints", "facts")
-            and not (isinstance(item, Decision) and item.superseded)
-            and not _is_digest(item)
-        ]
-        for index, (section, item) in enumerate(live):
-            for other_section, other in live[:index]:
-                if item_refs(item) & item_refs(other) or not changes_value(
-                    item.text, other.text, by_clause=False
-                ):
-                    continue
-                (old_section, old), new = (
-                    ((other_section, other), item)
-                    if _newest(other) <= _newest(item)
-                    else ((section, item), other)
-                )
-                if _is_material(new.text):
-                    continue  # pasted lines are evidence: they retire nothing
-                seq = max(new.missions, default=0)
-                if isinstance(old, Decision):
-                    old.superseded, old.superseded_by = True, [*old.superseded_by, seq]
-                else:
-                    _retire(state, old_section, old, seq)
-                changed = True
-                break
-            if changed:
-                break
+def settle_clashes(state: SummaryState, previous: SummaryState) -> None:
+    """Leave live no pair the verifier's contradiction check refuses (verifier.clashes:
+    two live values of one kind for one subject, items that disagree, a decision listed
+    twice), whichever way the merge order left them: of each pair the older is marked
+    superseded (a decision) or taken out (a fact or constraint). A fold its own verifier
+    refuses would stop every later fold of the channel. Each round retires one item, so
+    this ends."""
+    while found := clashes(state, previous):
+        old, new = found[0].older, found[0].newer
+        seq = max(new.missions, default=0)
+        if isinstance(old, Decision):
+            old.superseded, old.superseded_by = True, [*old.superseded_by, seq]
+        else:
+            section = "constraints" if any(i is old for i in state.constraints) else "facts"
+            _retire(state, section, old, seq)
 
 
 def _item_score(

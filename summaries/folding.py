@@ -4,8 +4,11 @@ conditional update on (version, watermark), so that running the same fold twice,
 at once, gives the result of one. Every summary write goes through `fold_commit`."""
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.db import transaction
+from django.utils import timezone
 
 from config.celery import queue_task_on_commit
 from llm.base import Provider, ProviderError
@@ -21,6 +24,30 @@ logger = logging.getLogger(__name__)
 
 # Who produced a state when the deterministic fold did (offline, or as the fallback).
 EXTRACTIVE = "extractive"
+
+
+class FoldRefused(RuntimeError):
+    """Even the deterministic fold failed verification: nothing is committed."""
+
+    def __init__(self, what: str, findings: list[str]) -> None:
+        super().__init__(f"{what} failed verification: {findings}")
+        self.findings = findings
+
+
+@contextmanager
+def refusal_recorded(session_id: int) -> Iterator[None]:
+    """A refused fold fails as before (the task's error), and the summary says so: when,
+    and what the verifier found, shown in the admin until a fold lands. The sweeper does
+    not queue it again (the same missions would be refused again); a new mission or a
+    re-fold does."""
+    try:
+        yield
+    except FoldRefused as refused:
+        RollingSummary.objects.filter(session_id=session_id).update(
+            fold_refused_at=timezone.now(), fold_findings=refused.findings
+        )
+        logger.error("fold of session %s refused: %s", session_id, refused.findings)
+        raise
 
 
 def fold_inputs(missions: list[Mission]) -> list[FoldMission]:
@@ -102,7 +129,7 @@ def fold_propose(
     if not report.ok:
         # The extractive fold is built to pass; if it ever does not, say so loudly and
         # refuse to commit rather than store a summary that loses missions.
-        raise RuntimeError(f"extractive fold failed verification: {report.findings}")
+        raise FoldRefused("extractive fold", report.findings)
     return state, report, EXTRACTIVE, attempts
 
 
@@ -128,6 +155,8 @@ def fold_commit(
     }
     if end_carry_over:
         updates["carry_over_pending"] = False
+    if summary.fold_refused_at is not None:
+        updates.update(fold_refused_at=None, fold_findings=[])
     with transaction.atomic():
         won = RollingSummary.objects.filter(
             pk=summary.pk,

@@ -33,6 +33,22 @@ class RollingSummary(models.Model):
         help_text=_("The previous session's summary and last missions are still being folded in."),
     )
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    fold_refused_at = models.DateTimeField(
+        _("fold refused at"),
+        null=True,
+        blank=True,
+        help_text=_(
+            "When a fold last failed verification, even as the deterministic fold: the "
+            "watermark did not move. The sweeper leaves it; a new mission or a re-fold "
+            "tries again, and a fold that lands clears it."
+        ),
+    )
+    fold_findings = models.JSONField(
+        _("fold findings"),
+        default=list,
+        blank=True,
+        help_text=_("What the verifier found in the refused fold."),
+    )
 
     class Meta:
         verbose_name = _("rolling summary")

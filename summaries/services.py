@@ -18,7 +18,7 @@ from missions.models import ANSWERED, Mission
 from sessions.models import ChatSession
 from summaries.compaction import BLOCK_SIZE, compaction_queue
 from summaries.due import fold_due, fold_waiting
-from summaries.folding import fold_commit, fold_inputs, fold_propose
+from summaries.folding import fold_commit, fold_inputs, fold_propose, refusal_recorded
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.render import render_summary, state_refs, summary_text_budget
 from summaries.schemas import DroppedMission, SummaryState
@@ -94,13 +94,14 @@ def summary_fold(
         through = cutoff if len(batch) < FOLD_MAX_PER_CALL else batch[-1].seq
         previous = SummaryState.model_validate(summary.state or {})
         if batch:
-            state, report, producer, attempts = fold_propose(
-                provider=provider,
-                previous=previous,
-                missions=fold_inputs(batch),
-                budget=budget,
-                session_number=None,
-            )
+            with refusal_recorded(session.pk):
+                state, report, producer, attempts = fold_propose(
+                    provider=provider,
+                    previous=previous,
+                    missions=fold_inputs(batch),
+                    budget=budget,
+                    session_number=None,
+                )
         else:
             # Only failed missions left the window: move the watermark, nothing to merge.
             state = previous
@@ -162,13 +163,14 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
     for start in range(0, len(remaining), FOLD_MAX_PER_CALL):
         batch = remaining[start : start + FOLD_MAX_PER_CALL]
         previous = state
-        state, report, producer, attempts = fold_propose(
-            provider=provider,
-            previous=previous,
-            missions=fold_inputs(batch),
-            budget=budget,
-            session_number=number,
-        )
+        with refusal_recorded(session.pk):
+            state, report, producer, attempts = fold_propose(
+                provider=provider,
+                previous=previous,
+                missions=fold_inputs(batch),
+                budget=budget,
+                session_number=number,
+            )
         folded_ids += [m.pk for m in batch]
         reports += attempts
     return fold_commit(
@@ -208,13 +210,14 @@ def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> b
         previous = SummaryState.model_validate(summary.state or {})
         if _covers(previous, mission.seq):
             return False
-        state, report, producer, attempts = fold_propose(
-            provider=provider,
-            previous=previous,
-            missions=fold_inputs([mission]),
-            budget=summary_text_budget(),
-            session_number=None,
-        )
+        with refusal_recorded(mission.session_id):
+            state, report, producer, attempts = fold_propose(
+                provider=provider,
+                previous=previous,
+                missions=fold_inputs([mission]),
+                budget=summary_text_budget(),
+                session_number=None,
+            )
         if fold_commit(
             summary=summary,
             state=state,
@@ -287,6 +290,8 @@ def summary_sweep_lagging(*, since: timedelta = timedelta(days=1)) -> int:
         ChatSession.objects.filter(
             missions__status__in=ANSWERED, missions__finished_at__gte=timezone.now() - since
         )
+        # A refused fold would be refused again: a new mission or a re-fold tries it.
+        .exclude(summary__fold_refused_at__isnull=False)
         .annotate(watermark=Max("summary__folded_through_seq"))
         .values_list("id", "watermark")
         .distinct()

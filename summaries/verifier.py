@@ -1,7 +1,7 @@
 """Checks a fold must pass before it is committed (docs/design.md §4)."""
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 
 from language.statements import conflicts, names_in, normalize, subject_of
@@ -126,54 +126,111 @@ def _live_statements(state: SummaryState) -> list[tuple[str, SummaryItem]]:
     return live
 
 
-def _cross_section_contradictions(state: SummaryState, previous: SummaryState) -> list[str]:
-    """A decision, a constraint and a fact that disagree on one subject cannot all be live:
-    a reversal written as a constraint retires the decision it reverses. Checked for the
-    pairs this fold brings (an item the previous state did not hold); two items of one
-    mission are two things it says ("코랄 대신 틸로 바꾸기로 했어요" beside the reason
-    "코랄은 … 대비가 기준에 못 미치고"), as the fold reads them."""
-    held = {normalize(item.text) for _, item in _live_statements(previous)}
-    live = _live_statements(state)
-    found: list[str] = []
+def newest_ref(item: SummaryItem) -> tuple[float, int]:
+    """How recent an item is: its newest mission (this session's after earlier ones')."""
+    return (float("inf") if item.session is None else item.session, max(item.missions, default=0))
+
+
+@dataclass(frozen=True)
+class Clash:
+    """Two live items the contradiction check refuses together, and what it says of them:
+    the older is to be marked superseded (a decision) or taken out (a fact or constraint)."""
+
+    older: SummaryItem
+    newer: SummaryItem
+    finding: str
+
+
+def _clash(first: SummaryItem, second: SummaryItem, finding: str) -> Clash:
+    """`first` was listed before `second`; of two as recent, the one listed later is newer."""
+    if newest_ref(second) < newest_ref(first):
+        return Clash(older=second, newer=first, finding=finding)
+    return Clash(older=first, newer=second, finding=finding)
+
+
+def _replaces(clash: Clash) -> bool:
+    """A newer pasted line replaces nothing the person said (a vendor's quote is no change
+    of the person's price; two rows of a pasted table are two rows): it is kept as
+    evidence beside it. An older one gives way to the person's newer value."""
+    return not clash.newer.text.startswith(MATERIAL_PREFIX)
+
+
+def _pairs(
+    live: list[tuple[str, SummaryItem]], held: set[str]
+) -> Iterator[tuple[str, SummaryItem, str, SummaryItem]]:
+    """The pairs of live items a check compares: never two items of one mission (two
+    sentences of one mission are two things it says: "코랄 대신 틸로 바꾸기로 했어요" beside
+    the reason "코랄은 … 대비가 기준에 못 미치고", or "로고를 초록색으로 바꿨어요" beside
+    "로고는 파란색 말고 초록색이에요"), never a pair the previous state already held (not
+    this fold's to answer for)."""
     for index, (kind, item) in enumerate(live):
         for other_kind, other in live[:index]:
-            if kind == other_kind or item_refs(item) & item_refs(other):
-                continue
-            if normalize(item.text) in held and normalize(other.text) in held:
-                continue
-            if conflicts(item.text, other.text) or conflicts(other.text, item.text):
-                found.append(
-                    f"the {other_kind} {other.text!r} and the {kind} {item.text!r} disagree; "
-                    "keep the newer, mark an older decision superseded or remove an older "
-                    "fact or constraint"
-                )
-    return found
-
-
-def _two_live_values(state: SummaryState, previous: SummaryState) -> list[str]:
-    """Two live items that give different values of one kind for one subject ("원두 1kg
-    21,000원" and "원두 가격 이제 23,500원"), however they are worded
-    (language.supersession): the older must be marked superseded or taken out. Two items
-    of one mission are two things it says, and a pair the previous state already held
-    is not this fold's to answer for."""
-    held = {normalize(item.text) for _, item in _live_statements(previous)}
-    live = _live_statements(state)
-    found: list[str] = []
-    for index, (_, item) in enumerate(live):
-        for _, other in live[:index]:
             if item_refs(item) & item_refs(other):
                 continue
             if normalize(item.text) in held and normalize(other.text) in held:
                 continue
-            if item.text.startswith(MATERIAL_PREFIX) or other.text.startswith(MATERIAL_PREFIX):
-                continue  # pasted lines are kept as evidence beside what the person says
-            if changes_value(item.text, other.text, by_clause=False):
-                value = replacement(item.text, other.text)
-                found.append(
-                    f"two live values for one subject: {other.text!r} and {item.text!r} "
-                    f"({value!r}); keep the newer, mark the older superseded or remove it"
-                )
-    return found
+            yield other_kind, other, kind, item
+
+
+def _said(item: SummaryItem) -> str:
+    """An item's statement, without the mark of a pasted line ("Pasted: Rent: $2,100")."""
+    return item.text.removeprefix(MATERIAL_PREFIX)
+
+
+def _disagree(a: str, b: str) -> bool:
+    return conflicts(a, b) or conflicts(b, a)
+
+
+def clashes(state: SummaryState, previous: SummaryState) -> list[Clash]:
+    """Every pair of live items that cannot both be live: a decision listed twice, two
+    decisions that disagree on one subject, a decision, constraint and fact that disagree
+    (a reversal written as a constraint retires the decision it reverses), and two items
+    that give different values of one kind for one subject ("원두 1kg 21,000원" and "원두
+    가격 이제 23,500원"), however they are worded (language.supersession). The extractive
+    fold settles exactly these, so that its own verifier never refuses it."""
+    held = {normalize(item.text) for _, item in _live_statements(previous)}
+    found: list[Clash] = []
+    seen: dict[str, SummaryItem] = {}
+    for decision in (d for d in state.decisions if not d.superseded):
+        key = normalize(decision.text)
+        if key in seen:
+            found.append(
+                _clash(seen[key], decision, f"the decision {decision.text!r} is listed twice")
+            )
+        seen.setdefault(key, decision)
+    live = _live_statements(state)
+    paired: set[tuple[int, int]] = set()
+    for kind, first, other_kind, second in _pairs(live, held):
+        if kind == other_kind and kind != "decision":
+            continue
+        if not _disagree(_said(first), _said(second)):
+            continue
+        paired.add((id(first), id(second)))
+        if kind == other_kind:
+            subject = subject_of(second.text)
+            about = f" about {subject!r}" if subject and subject == subject_of(first.text) else ""
+            finding = (
+                f"two live decisions{about}: {first.text!r} and {second.text!r}; mark the "
+                "older one superseded"
+            )
+        else:
+            finding = (
+                f"the {kind} {first.text!r} and the {other_kind} {second.text!r} disagree; "
+                "keep the newer, mark an older decision superseded or remove an older "
+                "fact or constraint"
+            )
+        found.append(_clash(first, second, finding))
+    for _, first, _, second in _pairs(live, held):
+        if (id(first), id(second)) in paired:
+            continue
+        if changes_value(_said(second), _said(first), by_clause=False):
+            value = replacement(_said(second), _said(first))
+            finding = (
+                f"two live values for one subject: {first.text!r} and {second.text!r} "
+                f"({value!r}); keep the newer, mark the older superseded or remove it"
+            )
+            found.append(_clash(first, second, finding))
+    return [clash for clash in found if _replaces(clash)]
 
 
 def _unfounded_supersessions(
@@ -257,29 +314,7 @@ def summary_verify(
 
     # Contradiction: a decision is never live twice, two live decisions never disagree on
     # one subject, and none disappears silently.
-    contradiction: list[str] = []
-    live = [d for d in state.decisions if not d.superseded]
-    seen: set[str] = set()
-    for index, decision in enumerate(live):
-        key = normalize(decision.text)
-        if key in seen:
-            contradiction.append(f"the decision {decision.text!r} is listed twice")
-        seen.add(key)
-        for earlier in live[:index]:
-            if not (
-                conflicts(decision.text, earlier.text) or conflicts(earlier.text, decision.text)
-            ):
-                continue
-            subject = subject_of(decision.text)
-            about = f" about {subject!r}" if subject and subject == subject_of(earlier.text) else ""
-            contradiction.append(
-                f"two live decisions{about}: {earlier.text!r} and {decision.text!r}; mark the "
-                "older one superseded"
-            )
-    contradiction += _cross_section_contradictions(state, previous)
-    contradiction += [
-        f for f in _two_live_values(state, previous) if not any(f[-40:] in c for c in contradiction)
-    ]
+    contradiction = [clash.finding for clash in clashes(state, previous)]
     if from_model:
         # A model's claims that a mission changed a decision are checked by the rule.
         contradiction += _unfounded_supersessions(state, previous, texts)
