@@ -792,17 +792,20 @@ class _RecallLines:
     def fill_gaps(self) -> None:
         """Line by line, each line of a gap can cost more than the room left (the marker
         stays, standing for the rest) while the whole gap, its marker gone, fits: fill
-        gaps whole."""
-        for r in sorted(self.growing):
-            grow = self.growing[r]
-            for start, end in grow.gaps():
-                if any((r, i) in self.in_window for i in range(start, end + 1)):
-                    continue
-                cost = grow.length_filled(start, end) - grow.length()
-                if self.used + cost <= self.budget:
-                    grow.fill(start, end)
-                    self.kept[r].update(range(start, end + 1))
-                    self.used += cost
+        gaps whole. First every gap whose marker is longer than what it stands for (short
+        or blank lines): filling it only makes room, for a gap of an excerpt ranked
+        higher too; then, in the order the excerpts ranked, the gaps that fit."""
+        for gainful in (True, False):
+            for r in sorted(self.growing):
+                grow = self.growing[r]
+                for start, end in grow.gaps():
+                    if any((r, i) in self.in_window for i in range(start, end + 1)):
+                        continue
+                    cost = grow.length_filled(start, end) - grow.length()
+                    if (cost <= 0 or not gainful) and self.used + cost <= self.budget:
+                        grow.fill(start, end)
+                        self.kept[r].update(range(start, end + 1))
+                        self.used += cost
 
     def lines(self) -> list[tuple[list[RecalledPassage], bool, str]]:
         """(run, whether the excerpt is whole, its line), in the order the excerpts

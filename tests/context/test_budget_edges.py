@@ -463,6 +463,11 @@ def _passages(texts: list[str], session_number: int) -> list[RecalledPassage]:
 @example([_sized(["\n"], 200)], 2, False)
 # Memory and recall share a message: one joiner between them, not two.
 @example([_sized(["launch"], 200)], 2, True)
+# Blank lines left out cost more as a marker than as themselves: filling that gap makes
+# the room another gap needs, whichever comes first.
+@example(
+    [_sized(["launch", "the", "\n", "\n", "launch"], 276), _sized(["the", "\n"], 241)], 2, False
+)
 def test_recall_at_its_budget_keeps_every_excerpt_whole_and_one_char_less_cuts_the_last(
     texts: list[str], session_number: int, everything_else: bool
 ) -> None:
