@@ -1,6 +1,7 @@
 import contextlib
 import copy
 import os
+import sys
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator
@@ -14,6 +15,12 @@ from django.utils import timezone, translation
 import tests.fresh  # noqa: F401  (reads the CPUs this process has, before any test module)
 from llm.gateway import set_provider_override
 from tests.fake_openai import FakeOpenAI, fake_openai  # noqa: F401
+
+# Hypothesis, when a property fails, writes a patch adding the failing case as an example
+# if libcst can be imported (mutmut brings it). With zope.interface loaded (Daphne's
+# Twisted), libcst stops on `__provides__`, and the whole run ends in an INTERNALERROR
+# that hides which test failed and how. No patch, then: the failure reads as any other.
+sys.modules.setdefault("hypothesis.extra._patching", None)  # type: ignore[arg-type]
 
 # The pytest-xdist worker this process is ("gw0", …; `make test` runs several), or None.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")
