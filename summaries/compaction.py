@@ -91,14 +91,14 @@ def compaction_block_fold(
     provider = provider or get_provider()
     missions = list(Mission.objects.filter(pk__in=mission_ids).order_by("seq"))
     budget = summary_text_budget()
-    with refusal_recorded(session_id):
-        state, report, producer, attempts = fold_propose(
-            provider=provider,
-            previous=SummaryState(),
-            missions=fold_inputs(missions),
-            budget=budget,
-            session_number=None,
-        )
+    state, report, producer, attempts = fold_propose(
+        provider=provider,
+        previous=SummaryState(),
+        missions=fold_inputs(missions),
+        budget=budget,
+        session_number=None,
+        session_id=session_id,
+    )
     missing = replay_missing(state, missions)
     refolded = False
     if missing and producer != EXTRACTIVE:

@@ -84,11 +84,22 @@ def fold_propose(
     missions: list[FoldMission],
     budget: int,
     session_number: int | None,
+    session_id: int | None = None,
 ) -> tuple[SummaryState, VerifierReport, str, list[dict[str, object]]]:
     """A verified state, who produced it, and the attempts made.
 
     `session_number` names the earlier session the missions belong to (carry-over); None
-    for the summary's own session."""
+    for the summary's own session. With `session_id`, a refusal is recorded on that
+    session's summary (`refusal_recorded`)."""
+    if session_id is not None:
+        with refusal_recorded(session_id):
+            return fold_propose(
+                provider=provider,
+                previous=previous,
+                missions=missions,
+                budget=budget,
+                session_number=session_number,
+            )
     folded: list[Ref] = [(session_number, m.seq) for m in missions]
     attempts: list[dict[str, object]] = []
     findings: list[str] = []

@@ -18,7 +18,7 @@ from missions.models import ANSWERED, Mission
 from sessions.models import ChatSession
 from summaries.compaction import BLOCK_SIZE, compaction_queue
 from summaries.due import fold_due, fold_waiting
-from summaries.folding import fold_commit, fold_inputs, fold_propose, refusal_recorded
+from summaries.folding import fold_commit, fold_inputs, fold_propose
 from summaries.models import RevisionKind, RollingSummary, SummaryRevision
 from summaries.render import render_summary, state_refs, summary_text_budget
 from summaries.schemas import DroppedMission, SummaryState
@@ -94,14 +94,14 @@ def summary_fold(
         through = cutoff if len(batch) < FOLD_MAX_PER_CALL else batch[-1].seq
         previous = SummaryState.model_validate(summary.state or {})
         if batch:
-            with refusal_recorded(session.pk):
-                state, report, producer, attempts = fold_propose(
-                    provider=provider,
-                    previous=previous,
-                    missions=fold_inputs(batch),
-                    budget=budget,
-                    session_number=None,
-                )
+            state, report, producer, attempts = fold_propose(
+                provider=provider,
+                previous=previous,
+                missions=fold_inputs(batch),
+                budget=budget,
+                session_number=None,
+                session_id=session.pk,
+            )
         else:
             # Only failed missions left the window: move the watermark, nothing to merge.
             state = previous
@@ -163,14 +163,14 @@ def summary_carry_over(*, session_id: int, provider: Provider | None = None) -> 
     for start in range(0, len(remaining), FOLD_MAX_PER_CALL):
         batch = remaining[start : start + FOLD_MAX_PER_CALL]
         previous = state
-        with refusal_recorded(session.pk):
-            state, report, producer, attempts = fold_propose(
-                provider=provider,
-                previous=previous,
-                missions=fold_inputs(batch),
-                budget=budget,
-                session_number=number,
-            )
+        state, report, producer, attempts = fold_propose(
+            provider=provider,
+            previous=previous,
+            missions=fold_inputs(batch),
+            budget=budget,
+            session_number=number,
+            session_id=session.pk,
+        )
         folded_ids += [m.pk for m in batch]
         reports += attempts
     return fold_commit(
@@ -210,14 +210,14 @@ def summary_fold_late(*, mission_id: int, provider: Provider | None = None) -> b
         previous = SummaryState.model_validate(summary.state or {})
         if _covers(previous, mission.seq):
             return False
-        with refusal_recorded(mission.session_id):
-            state, report, producer, attempts = fold_propose(
-                provider=provider,
-                previous=previous,
-                missions=fold_inputs([mission]),
-                budget=summary_text_budget(),
-                session_number=None,
-            )
+        state, report, producer, attempts = fold_propose(
+            provider=provider,
+            previous=previous,
+            missions=fold_inputs([mission]),
+            budget=summary_text_budget(),
+            session_number=None,
+            session_id=mission.session_id,
+        )
         if fold_commit(
             summary=summary,
             state=state,
