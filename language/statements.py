@@ -16,7 +16,7 @@ from language.material import (
     reported_speech,
     without_material,
 )
-from language.values import MONTH_NAMES, values_in
+from language.values import MONTH_NAMES, Value, values_in
 
 # The readers below are pure functions of one sentence, and a prompt's reversal marks
 # compare every recalled sentence with every later reversal (language/supersession.py,
@@ -790,8 +790,25 @@ def names_in(text: str) -> set[str]:
     return found
 
 
+def _same_value(wanted: Value, stated: Value) -> bool:
+    """Whether `stated` is the value `wanted` names: of its kind and number, in its
+    currency when it names one ("$20" is not the 20 of "brief 20", nor 20원), a date on
+    the same day (and year, where both give one)."""
+    if (wanted.kind, wanted.number) != (stated.kind, stated.number):
+        return False
+    if wanted.kind == "date":
+        return not (wanted.year and stated.year) or wanted.year == stated.year
+    return not wanted.unit or wanted.unit == stated.unit
+
+
 def _mentions(value: str, text: str) -> bool:
-    """Whether `text` names `value` as a whole-word sequence, particles aside."""
+    """Whether `text` names `value`: as values when it is one (an amount, a date, a
+    percentage: compared by `_same_value`, however written), else as a whole-word
+    sequence, particles aside."""
+    wanted = values_in(value)
+    if wanted:
+        stated = values_in(text)
+        return all(any(_same_value(w, s) for s in stated) for w in wanted)
     needle = content_words(value)
     haystack = content_words(text)
     if not needle:

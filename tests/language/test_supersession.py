@@ -9,7 +9,7 @@ subject is decided by words (the fallback) or by meaning (`same_subject`)."""
 import pytest
 from django.test import override_settings
 
-from language.statements import names_in
+from language.statements import conflicts, names_in
 from language.supersession import changes_value, replacement, same_subject, supersedes
 
 REVERSED = [
@@ -405,3 +405,37 @@ def test_an_earlier_change_that_names_no_thing_is_tied_only_to_a_later_change() 
 def test_an_abbreviation_with_an_ampersand_is_no_name() -> None:
     # "T&Cs" read as the name "Cs" made "Update the T&Cs" another name than Google's.
     assert names_in("Update the T&Cs, the R&D plan and the AT&T contract for Mira.") == {"mira"}
+
+
+@pytest.mark.parametrize(
+    ("dropping", "other", "clashes"),
+    [
+        pytest.param(
+            "So the price is $25, not $20.", "We decided the price is $20.", True, id="en-same"
+        ),
+        pytest.param(
+            "So the price is $25, not $20.",
+            "Task 20: prepare brief 20 for Client Alpha.",
+            False,
+            id="en-a-number-of-another-kind",
+        ),
+        pytest.param(
+            "행사 가격은 3만원이에요, 2만원 아니고요.",
+            "행사 가격은 2만원으로 결정했어요.",
+            True,
+            id="ko-same",
+        ),
+        pytest.param(
+            "행사 가격은 3만원이에요, 2만원 아니고요.",
+            "참석자 20,000명 목표로 잡았어요.",
+            False,
+            id="ko-a-count",
+        ),
+    ],
+)
+def test_a_dropped_value_is_found_as_that_value_not_as_its_digits(
+    dropping: str, other: str, clashes: bool
+) -> None:
+    # "not $20" said once made every later mission that held the digits 20 ("brief 20")
+    # supersede it: the current price was then marked replaced by a task list.
+    assert conflicts(dropping, other) is clashes

@@ -100,3 +100,34 @@ def test_a_refused_merge_of_a_compaction_is_recorded(settings: Any) -> None:
     summary.refresh_from_db()
     assert summary.folded_through_seq == 0 and summary.fold_refused_at is not None
     assert any("987,654" in f for f in summary.fold_findings), summary.fold_findings
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        pytest.param(
+            "로고는 파란색으로 결정했어요.",
+            "로고를 초록색으로 바꿨어요. 로고는 파란색 말고 초록색이에요.",
+            id="ko",
+        ),
+        pytest.param(
+            "We decided the price is $20.",
+            "We changed the price to $25. So the price is $25, not $20.",
+            id="en",
+        ),
+    ],
+)
+def test_a_channel_where_a_change_is_said_twice_keeps_folding(old: str, new: str) -> None:
+    # The mission that restates its change used to fail its fold's verification, and with
+    # it every later fold of the channel.
+    def text(n: int) -> tuple[str, str]:
+        said = {1: old, 3: new}.get(n, f"Task {n}: prepare brief {n} for Client Alpha.")
+        return said, f"Done {n}."
+
+    session = dm_channel(make_office()).sessions.get()
+    add_finished_missions(session, 32, text=text)
+    summary = RollingSummary.objects.get(session=session)
+    assert summary.folded_through_seq == 24 and summary.fold_refused_at is None
+    state = SummaryState.model_validate(summary.state)
+    [retired] = [d for d in state.decisions if d.superseded]
+    assert retired.text == old and retired.superseded_by == [3]
