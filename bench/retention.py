@@ -221,13 +221,21 @@ def _recall_excerpt(recall: str, seq: int) -> str:
     return ""
 
 
-def _reversal_state(summary: str, *, old: str, new: str) -> tuple[str, list[str]]:
+def _reversal_state(
+    summary: str, *, old: str, new: str, since: int | None = None
+) -> tuple[str, list[str]]:
     """How the summary shows a reversed decision's old value: L(ive) on a line that
-    neither names the new value nor carries the superseded marker; else S(uperseded)
-    when a line marks it so; R(eplaced) when it is only named by the reversing line (with
-    the new value); A(bsent). With the lines that make it live."""
+    neither names the new value nor carries the superseded marker, and cites a mission
+    before the reversing one (`since`: `before_the_change`); else S(uperseded) when a line
+    marks it so; R(eplaced) when it is only named by the reversing line (with the new
+    value) or by the reason given with it; A(bsent). With the lines that make it live."""
     lines = [line.strip() for line in summary.splitlines() if _found(old, line)]
-    live = [x[:SNIPPET] for x in lines if SUPERSEDED_MARK not in x and not _found(new, x)]
+    current = retention_meaning.before_the_change
+    live = [
+        x[:SNIPPET]
+        for x in lines
+        if SUPERSEDED_MARK not in x and not _found(new, x) and current(x, since)
+    ]
     if live:
         return "L", live
     if any(SUPERSEDED_MARK in x for x in lines):
@@ -375,7 +383,9 @@ def _probe(
                     )
                 )
             if old is not None:
-                state, live = _reversal_state(summary, old=old, new=answer)
+                state, live = _reversal_state(
+                    summary, old=old, new=answer, since=fact.get("planted")
+                )
                 reversed_state[fact["id"]] = state
                 if state == "L":
                     reversed_live[fact["id"]] = live

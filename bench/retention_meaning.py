@@ -28,13 +28,29 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def unmarked_old(text: str, *, old: str, new: str) -> list[str]:
-    """The lines of `text` that show `old` as if it were current (no mark, no new value)."""
+# The missions a prompt line cites: "[#41]", "[#5, #7]", "[mission #41 · …]", "- #41 …".
+_CITED = re.compile(r"#(\d+)\b")
+
+
+def before_the_change(line: str, since: int | None) -> bool:
+    """Whether a line can show an old value as current: it cites a mission before the one
+    that replaced it (`since`), or none (a memory item). A line citing only that mission
+    or later ones gives the reason for the change or what followed it ("Jonas asked to
+    drop to three days a week" beside "let's go with Mira instead"), not the old value."""
+    cited = [int(n) for n in _CITED.findall(line)]
+    return since is None or not cited or min(cited) < since
+
+
+def unmarked_old(text: str, *, old: str, new: str, since: int | None = None) -> list[str]:
+    """The lines of `text` that show `old` as if it were current (no mark, no new value,
+    `before_the_change` mission `since`)."""
     folded_old, folded_new = old.casefold(), new.casefold()
     found = []
     for line in text.splitlines():
         folded = line.casefold()
         if folded_old not in folded or folded_new in folded:
+            continue
+        if not before_the_change(line, since):
             continue
         if any(mark in folded for mark in MARKS):
             continue
@@ -165,8 +181,10 @@ def question_checks(
     }
     old, new = fact.get("old"), fact["answer"]
     if old is not None and entry["current"]:
+        since = fact.get("planted")
         entry["unmarked"] = {
-            name: unmarked_old(text, old=old, new=new)[:3] for name, text in texts.items()
+            name: unmarked_old(text, old=old, new=new, since=since)[:3]
+            for name, text in texts.items()
         }
         entry["current_marked"] = marked_current(texts["product"], old=old, new=new)[:3]
         product = texts["product"].casefold()

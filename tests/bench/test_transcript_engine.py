@@ -187,6 +187,30 @@ def test_an_old_value_counts_as_shown_unmarked_unless_its_line_marks_or_replaces
     assert unmarked_old("nothing here", old="£65", new="£72") == []
 
 
+def test_a_line_of_the_reversing_mission_or_later_does_not_show_the_old_value_as_current() -> None:
+    text = "\n".join(
+        [
+            "- Jonas asked to drop to three days a week — family stuff. [#41]",
+            '- [mission #41 · 2026-03-01 09:00 UTC] "Jonas asked to drop to three days a week"',
+            "- Jonas is going to be workshop lead when we move. [#8]",
+            "- Jonas leads the workshop. [#8, #41]",
+            '- (decision, id 11) "Jonas is workshop lead"',
+            "- 코랄은 흰 배경에서 대비가 기준에 못 미치고 [#18]",
+        ]
+    )
+
+    assert unmarked_old(text, old="Jonas", new="Mira", since=41) == [
+        "- Jonas is going to be workshop lead when we move. [#8]",
+        "- Jonas leads the workshop. [#8, #41]",
+        '- (decision, id 11) "Jonas is workshop lead"',
+    ]
+    assert len(unmarked_old(text, old="Jonas", new="Mira")) == 5
+    assert unmarked_old(text, old="코랄", new="틸", since=18) == []
+    assert unmarked_old(text, old="코랄", new="틸", since=19) == [
+        "- 코랄은 흰 배경에서 대비가 기준에 못 미치고 [#18]"
+    ]
+
+
 def test_words_from_a_paste_are_told_from_the_persons_own() -> None:
     pastes = [
         "TERMS\nOrders must always be placed before 2pm for next-day dispatch.",
