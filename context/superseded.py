@@ -104,6 +104,15 @@ class Reversal:
     # The number the person sees on that mission; blank: its seq.
     label: str = ""
 
+    @property
+    def unnamed(self) -> bool:
+        """It names no thing of its own ("let's go with Mira instead")."""
+        return not read(self.sentence).things
+
+    @property
+    def script(self) -> str:
+        return _subject_script(self.sentence)
+
 
 def recorded_refs(state: SummaryState, dropped: list[dict[str, Any]]) -> set[Ref]:
     """The missions `recorded` names as superseding others (to look their labels up)."""
@@ -222,22 +231,21 @@ def superseded_by(
     newer = [r for r in later if session is not None or r.seq > seq]
     if newer:
         # Only a sentence that shares a word with a reversal is compared with it in full.
-        said = [
-            _said(s)
-            for s in split_sentences(text)[:MAX_SENTENCES]
-            if len(s) <= MAX_STATEMENT_CHARS * 2 and _states(s)
-        ]
-        sentences = [(s, _words(s), _subject_script(s)) for s in said]
+        sentences = _statements(text)
+        said_words = frozenset().union(*(words for _, words, _ in sentences))
+        scripts = {own for _, _, own in sentences if own}
         for reversal in newer:
-            label = f"#{reversal.label}" if reversal.label else ref_label(None, reversal.seq)
-            if any(x.split(":")[0] == label for x in labels):
-                continue
             # A reversal that names no thing of its own ("let's go with Mira instead") is
             # compared with every sentence; the others with those sharing a word, or whose
             # subject is written in the other script ("배송비는 …" after "The shipping
             # fee is …": one thing in two languages shares no word).
-            unnamed = not read(reversal.sentence).things
-            script = _subject_script(reversal.sentence)
+            unnamed, script = reversal.unnamed, reversal.script
+            across = bool(script and scripts - {script})
+            if not (unnamed or across or reversal.words & said_words):
+                continue  # no sentence of the excerpt can be compared with it
+            label = f"#{reversal.label}" if reversal.label else ref_label(None, reversal.seq)
+            if any(x.split(":")[0] == label for x in labels):
+                continue
             for sentence, words, own in sentences:
                 across = bool(script and own and script != own)
                 if not (unnamed or across or words & reversal.words):
@@ -254,6 +262,27 @@ def superseded_by(
 # same summary lines and excerpts with the same later sentences, prompt after prompt
 # (at most this many pairs: a few MB of the sentences they hold).
 _PAIRS_REMEMBERED = 8_192
+
+
+def _statements(text: str) -> tuple[tuple[str, frozenset[str], str], ...]:
+    """The sentences of an excerpt that state something, each with its words and the
+    script its subject is written in; remembered for an excerpt of at most _MEMO_CHARS
+    (the same excerpts and summary lines are read for every prompt of a session)."""
+    if len(text) <= _MEMO_CHARS:
+        return _statements_memo(text)
+    return _read_statements(text)
+
+
+def _read_statements(text: str) -> tuple[tuple[str, frozenset[str], str], ...]:
+    said = [
+        _said(s)
+        for s in split_sentences(text)[:MAX_SENTENCES]
+        if len(s) <= MAX_STATEMENT_CHARS * 2 and _states(s)
+    ]
+    return tuple((s, _words(s), _subject_script(s)) for s in said)
+
+
+_statements_memo = lru_cache(maxsize=_PAIRS_REMEMBERED // 4)(_read_statements)
 
 
 @lru_cache(maxsize=_PAIRS_REMEMBERED)
