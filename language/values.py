@@ -108,6 +108,11 @@ _AMOUNT = re.compile(
     re.IGNORECASE,
 )
 _SCALES = {"thousand": 10**3, "k": 10**3, "million": 10**6, "billion": 10**9, "bn": 10**9}
+# A number written with more digits than this is an identifier (an account or tracking
+# number, a run of digits pasted or typed), not an amount anyone states: read as a value,
+# its digits beyond Decimal's precision turned to zeros, and a copy clipped for room no
+# longer gave the same value, so the fold's evidence check refused its own digest.
+MAX_VALUE_DIGITS = 18
 _MISSION_REF = re.compile(r"\[?(?:\bs\d+)?#\d+[a-z]{0,2}\b\]?")
 
 
@@ -233,6 +238,8 @@ def _read(text: str) -> tuple[set[Value], list[tuple[int, int]]]:
         if any(s < end and start < e for s, e in spans):
             continue
         raw = match.group("num").strip()
+        if sum(c.isdigit() for c in raw) > MAX_VALUE_DIGITS:
+            continue
         unit = ""
         if match.group("before"):
             unit = _CURRENCY_BEFORE[match.group("before").lower()]

@@ -4,7 +4,7 @@ numerals are not values."""
 
 import pytest
 
-from language.values import parse_number, unsupported, value_terms, values_in
+from language.values import Value, parse_number, unsupported, value_terms, values_in
 
 
 def _labels(text: str) -> list[str]:
@@ -124,3 +124,12 @@ def test_a_value_is_unsupported_unless_the_source_states_that_value(
 )
 def test_the_same_value_written_otherwise_is_supported(claimed: str, source: str) -> None:
     assert unsupported(claimed, source) == []
+
+
+def test_a_run_of_more_digits_than_any_amount_is_no_value() -> None:
+    # An identifier, not an amount: read as one, its digits past Decimal's precision
+    # became zeros, and a clipped copy of it no longer gave the same value.
+    assert values_in("송장 번호 " + "7" * 40 + " 확인해 주세요") == set()
+    assert values_in("Tracking " + "2" * 300) == set()
+    eighteen = "1" * 18
+    assert values_in(f"Total {eighteen} won") == {Value("amount", eighteen, "krw")}

@@ -163,3 +163,20 @@ def test_a_refold_in_blocks_of_a_long_conversation_passes_its_own_verifier(name:
     report = _verify(merged, SummaryState(), missions, budget)
     assert report.ok, report.findings
     assert len(blocks) > 2
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        pytest.param("송장번호:" + "2" * 300, id="ko"),
+        pytest.param("Tracking:" + "2" * 5_000, id="en"),
+        pytest.param("2" * 300, id="digits-only"),
+    ],
+)
+def test_a_long_run_of_digits_is_folded_and_passes(run: str) -> None:
+    # Its digest is clipped for room: read as a value, the clipped run no longer matched
+    # the mission's, and the evidence check refused the fold (and every later one).
+    missions = [_mission(1, "가격은 2만원으로 결정했어요."), _mission(2, run)]
+    state = extractive_fold(previous=SummaryState(), missions=missions, budget_chars=4_000)
+    report = _verify(state, SummaryState(), missions)
+    assert report.ok, report.findings
